@@ -1,0 +1,276 @@
+/* Qwen2.5 / Qwen3 and Hermes: <tool_call>{"name": ..., "arguments": ...}</tool_call>
+ *
+ * The call object is read key by key: "name" is decoded into a buffer and
+ * checked against the tools as soon as it closes; "arguments" (or
+ * "parameters") streams through the JSON normalizer straight into argument
+ * events, or into a bounded pending buffer while the name is still unknown
+ * (arguments written before the name). Other keys are validated and
+ * dropped. Whitespace around the object is optional, so both the Qwen
+ * ("<tool_call>\n{...}\n</tool_call>") and Hermes spellings are read. */
+#include <string.h>
+
+#include "tp_internal.h"
+
+enum {
+    M_TEXT,      /* prose; looking for <tool_call> */
+    M_OPEN,      /* after <tool_call>: whitespace, then '{' */
+    M_KEY_OR_END,
+    M_KEY,
+    M_COLON,
+    M_VALUE,
+    M_AFTER,     /* after a member: ',' or '}' */
+    M_END_TAG,   /* call object closed: expect </tool_call> */
+    M_SKIP,      /* a broken call: drop everything up to its end tag */
+};
+enum { VK_NAME, VK_ARGS, VK_SKIP };
+#define TAG_LEN 11 /* strlen("<tool_call>") */
+
+static tp_matcher text_m; /* <tool_call>, stray </tool_call> */
+static tp_matcher end_m;  /* </tool_call>, <tool_call> (a missing end tag) */
+
+int tp_fmt_jsontag_init(void)
+{
+    static const char *const text_pats[] = {"<tool_call>", "</tool_call>"};
+    static const char *const end_pats[] = {"</tool_call>", "<tool_call>"};
+    if (tp_matcher_build(&text_m, text_pats, 2))
+        return -1;
+    return tp_matcher_build(&end_m, end_pats, 2);
+}
+
+static void start_call(tp_parser *p, uint64_t off)
+{
+    tp_text_call_starts(p);
+    p->mode = M_OPEN;
+    p->call_off = off;
+    p->discard = 0;
+    p->have_name = 0;
+    p->have_args = 0;
+    p->first = 1;
+    p->trailing_reported = 0;
+    tp_buf_clear(&p->name);
+    tp_buf_clear(&p->pending);
+}
+
+/* an error inside the call: report it and skip to the end tag */
+static void broken(tp_parser *p, int code, uint64_t off)
+{
+    tp_call_fail(p, code, off);
+    tp_buf_clear(&p->pending);
+    tp_buf_shrink(&p->pending, 0);
+    p->mode = M_SKIP;
+    p->node = 0;
+}
+
+static int key_is(const tp_parser *p, const char *k)
+{
+    size_t n = strlen(k);
+    return p->key.len == n && memcmp(p->key.data, k, n) == 0;
+}
+
+static void name_done(tp_parser *p, uint64_t off)
+{
+    p->have_name = 1;
+    if (!tp_call_open(p, p->name.data, p->name.len, off)) {
+        p->discard = 1; /* reported; read on to find the end of the call */
+        tp_buf_clear(&p->pending);
+        return;
+    }
+    if (p->pending.len) {
+        tp_ev_args(p, p->pending.data, p->pending.len);
+        tp_buf_clear(&p->pending);
+        tp_buf_shrink(&p->pending, 0);
+    }
+}
+
+static void object_done(tp_parser *p, uint64_t off)
+{
+    if (!p->have_name) {
+        tp_buf_clear(&p->pending);
+        broken(p, TP_ERR_MISSING_NAME, off);
+        return;
+    }
+    if (!p->discard) {
+        if (!p->have_args)
+            tp_ev_args(p, (const uint8_t *)"{}", 2);
+        tp_call_close(p);
+    } else {
+        p->after_call = 1;
+    }
+    p->mode = M_END_TAG;
+    p->node = 0;
+}
+
+static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && !p->oom) {
+        uint64_t off = p->base + i;
+        switch (p->mode) {
+        case M_TEXT: {
+            int match;
+            i += tp_scan_text(p, &text_m, s + i, n - i, &match);
+            if (match == 0)
+                start_call(p, p->base + i - TAG_LEN);
+            break;
+        }
+        case M_OPEN:
+            if (tp_is_ws(s[i])) {
+                i++;
+            } else if (s[i] == '{') {
+                p->mode = M_KEY_OR_END;
+                i++;
+            } else {
+                broken(p, TP_ERR_JSON_SYNTAX, off);
+            }
+            break;
+        case M_KEY_OR_END:
+            if (tp_is_ws(s[i])) {
+                i++;
+            } else if (s[i] == '"') {
+                tp_json_init(&p->ks, TPJ_MODE_RAW_STRING, 1);
+                tp_buf_clear(&p->key);
+                p->mode = M_KEY;
+                /* the scanner reads the opening quote itself */
+            } else if (s[i] == '}' && p->first) {
+                i++;
+                object_done(p, off);
+            } else {
+                broken(p, TP_ERR_JSON_SYNTAX, off);
+            }
+            break;
+        case M_KEY: {
+            size_t k = tp_json_feed(&p->ks, s + i, n - i, &p->key);
+            if (tp_json_failed(&p->ks)) {
+                broken(p, p->ks.err, p->base + i + p->ks.err_at);
+                i += k;
+                break;
+            }
+            i += k;
+            if (tp_json_done(&p->ks))
+                p->mode = M_COLON;
+            break;
+        }
+        case M_COLON:
+            if (tp_is_ws(s[i])) {
+                i++;
+                break;
+            }
+            if (s[i] != ':') {
+                broken(p, TP_ERR_JSON_SYNTAX, off);
+                break;
+            }
+            i++;
+            p->first = 0;
+            p->mode = M_VALUE;
+            if (key_is(p, "name")) {
+                if (p->have_name) {
+                    broken(p, TP_ERR_BAD_NAME, off);
+                    break;
+                }
+                p->vkind = VK_NAME;
+                tp_json_init(&p->ks, TPJ_MODE_RAW_STRING, 1);
+                tp_buf_clear(&p->name);
+            } else if (key_is(p, "arguments") || key_is(p, "parameters")) {
+                if (p->have_args) {
+                    broken(p, TP_ERR_BAD_MARKUP, off);
+                    break;
+                }
+                p->have_args = 1;
+                p->vkind = VK_ARGS;
+                tp_json_init(&p->js, TPJ_MODE_NORMAL, p->lim.max_depth);
+            } else {
+                p->vkind = VK_SKIP;
+                tp_json_init(&p->js, TPJ_MODE_NORMAL, p->lim.max_depth);
+            }
+            break;
+        case M_VALUE: {
+            tp_json *j = p->vkind == VK_NAME ? &p->ks : &p->js;
+            tp_buf *dst = NULL;
+            size_t start = p->out.len;
+            if (p->vkind == VK_NAME)
+                dst = &p->name;
+            else if (p->vkind == VK_ARGS && !p->discard)
+                dst = p->have_name ? &p->out : &p->pending;
+            size_t k = tp_json_feed(j, s + i, n - i, dst);
+            if (dst == &p->out)
+                tp_ev_args_from(p, start);
+            if (tp_json_failed(j)) {
+                int code = j->err;
+                if (code == TP_ERR_BUFFER_LIMIT && dst == &p->name)
+                    code = TP_ERR_BAD_NAME;
+                broken(p, code, p->base + i + j->err_at);
+                i += k;
+                break;
+            }
+            i += k;
+            if (tp_json_done(j)) {
+                p->mode = M_AFTER;
+                if (p->vkind == VK_NAME)
+                    name_done(p, p->base + i);
+            }
+            break;
+        }
+        case M_AFTER:
+            if (tp_is_ws(s[i])) {
+                i++;
+            } else if (s[i] == ',') {
+                p->mode = M_KEY_OR_END;
+                i++;
+            } else if (s[i] == '}') {
+                i++;
+                object_done(p, off);
+            } else {
+                broken(p, TP_ERR_JSON_SYNTAX, off);
+            }
+            break;
+        case M_END_TAG:
+        case M_SKIP: {
+            int match, junk;
+            size_t junk_at = 0;
+            size_t k = tp_scan_skip(p, &end_m, s + i, n - i, &match, &junk, &junk_at);
+            if (junk && p->mode == M_END_TAG && !p->trailing_reported) {
+                p->trailing_reported = 1;
+                tp_ev_error(p, TP_ERR_TRAILING, p->base + i + junk_at, -1, NULL, 0);
+            }
+            i += k;
+            if (match == 0) {
+                p->mode = M_TEXT;
+                p->after_call = 1;
+            } else if (match == 1) {
+                start_call(p, p->base + i - TAG_LEN);
+            }
+            break;
+        }
+        }
+    }
+}
+
+static int jsontag_feed_cb(tp_parser *p, const uint8_t *s, size_t n)
+{
+    jsontag_feed(p, s, n);
+    return 0;
+}
+
+static void jsontag_finish(tp_parser *p)
+{
+    switch (p->mode) {
+    case M_TEXT:
+        tp_release_held(p, &text_m);
+        break;
+    case M_END_TAG:
+    case M_SKIP:
+        p->node = 0; /* a partial end tag: markup, not prose */
+        break;
+    default: {
+        /* end of stream inside the call object */
+        tp_buf_clear(&p->pending);
+        tp_call_fail(p, TP_ERR_UNTERMINATED, p->base);
+        p->after_call = 1;
+        break;
+    }
+    }
+    tp_text_finish(p);
+}
+
+const tp_format tp_fmt_qwen25 = {"qwen25", jsontag_feed_cb, jsontag_finish};
+const tp_format tp_fmt_hermes = {"hermes", jsontag_feed_cb, jsontag_finish};

@@ -1,0 +1,212 @@
+/* Event batch and the text layer. Adjacent text spans, and adjacent
+ * argument spans of one call, are merged into one event. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_internal.h"
+
+static tp_event *push_event(tp_parser *p)
+{
+    if (p->nev == p->evcap) {
+        size_t cap = p->evcap ? p->evcap * 2 : 16;
+        tp_event *e = realloc(p->ev, cap * sizeof(*e));
+        if (!e) {
+            p->oom = 1;
+            return NULL;
+        }
+        p->ev = e;
+        p->evcap = cap;
+    }
+    tp_event *e = &p->ev[p->nev++];
+    memset(e, 0, sizeof(*e));
+    e->call = -1;
+    return e;
+}
+
+/* Appends a span of type t that starts at out[start] and runs to the end of
+ * out, merging it into the previous event when that one is contiguous. */
+static void span_event(tp_parser *p, int t, int32_t call, size_t start)
+{
+    size_t len = p->out.len - start;
+    if (len == 0)
+        return;
+    if (p->nev) {
+        tp_event *last = &p->ev[p->nev - 1];
+        if (last->type == t && last->call == call && last->start + last->len == start) {
+            last->len += len;
+            return;
+        }
+    }
+    tp_event *e = push_event(p);
+    if (!e)
+        return;
+    e->type = (uint8_t)t;
+    e->call = call;
+    e->start = start;
+    e->len = len;
+}
+
+void tp_ev_mark(tp_parser *p, int t, int32_t call, size_t start)
+{
+    tp_event *e = push_event(p);
+    if (!e)
+        return;
+    e->type = (uint8_t)t;
+    e->call = call;
+    e->start = start;
+    e->len = p->out.len - start;
+}
+
+static void raw_text(tp_parser *p, const uint8_t *s, size_t n)
+{
+    size_t start = p->out.len;
+    if (tp_buf_append(&p->out, s, n)) {
+        p->oom = 1;
+        return;
+    }
+    span_event(p, TP_EV_TEXT, -1, start);
+}
+
+void tp_ev_text(tp_parser *p, const uint8_t *s, size_t n) { raw_text(p, s, n); }
+
+void tp_ev_args_from(tp_parser *p, size_t start) { span_event(p, TP_EV_ARGS, p->cur, start); }
+
+void tp_ev_args(tp_parser *p, const uint8_t *s, size_t n)
+{
+    size_t start = p->out.len;
+    if (tp_buf_append(&p->out, s, n)) {
+        p->oom = 1;
+        return;
+    }
+    tp_ev_args_from(p, start);
+}
+
+void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
+                 const uint8_t *detail, size_t dlen)
+{
+    size_t start = p->out.len;
+    if (dlen > 256)
+        dlen = 256; /* details are for logs; keep them short */
+    if (dlen && tp_buf_append(&p->out, detail, dlen)) {
+        p->oom = 1;
+        return;
+    }
+    tp_event *e = push_event(p);
+    if (!e)
+        return;
+    e->type = TP_EV_ERROR;
+    e->code = (uint8_t)code;
+    e->offset = offset;
+    e->call = call;
+    e->start = start;
+    e->len = dlen;
+}
+
+/* ---- text layer ----
+ * A whitespace run directly before a call, or between a call's end and the
+ * end of the stream, is template formatting and is dropped; whitespace
+ * followed by prose is kept. Runs are held (up to TP_WS_HOLD_MAX bytes,
+ * longer ones are always kept) until the next non-whitespace byte decides. */
+
+static void flush_ws(tp_parser *p)
+{
+    if (p->ws.len) {
+        raw_text(p, p->ws.data, p->ws.len);
+        tp_buf_clear(&p->ws);
+    }
+}
+
+static void hold_ws(tp_parser *p, const uint8_t *s, size_t n)
+{
+    if (p->ws_long) {
+        raw_text(p, s, n);
+        return;
+    }
+    if (p->ws.len + n > TP_WS_HOLD_MAX || tp_buf_append(&p->ws, s, n)) {
+        p->ws_long = 1;
+        flush_ws(p);
+        raw_text(p, s, n);
+    }
+}
+
+void tp_text(tp_parser *p, const uint8_t *s, size_t n)
+{
+    if (n == 0)
+        return;
+    size_t last = n;
+    while (last > 0 && tp_is_ws(s[last - 1]))
+        last--;
+    if (last == 0) {
+        hold_ws(p, s, n);
+        return;
+    }
+    flush_ws(p);
+    p->ws_long = 0;
+    p->after_call = 0;
+    raw_text(p, s, last);
+    if (last < n)
+        hold_ws(p, s + last, n - last);
+}
+
+void tp_text_call_starts(tp_parser *p)
+{
+    tp_buf_clear(&p->ws);
+    p->ws_long = 0;
+}
+
+void tp_text_finish(tp_parser *p)
+{
+    if (p->after_call)
+        tp_buf_clear(&p->ws);
+    else
+        flush_ws(p);
+    p->ws_long = 0;
+}
+
+size_t tp_scan_text(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n, int *match)
+{
+    tp_scan_res r;
+    uint8_t old = p->node;
+    tp_matcher_scan(m, &p->node, s, n, &r);
+    if (r.held_text) {
+        size_t hl;
+        const uint8_t *held = tp_matcher_path(m, old, &hl);
+        tp_text(p, held, r.held_text);
+    }
+    tp_text(p, s, r.text_len);
+    *match = r.match;
+    return r.consumed;
+}
+
+size_t tp_scan_skip(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n, int *match,
+                    int *junk, size_t *junk_at)
+{
+    tp_scan_res r;
+    uint8_t old = p->node;
+    tp_matcher_scan(m, &p->node, s, n, &r);
+    *junk = 0;
+    if (r.held_text) {
+        size_t hl;
+        const uint8_t *held = tp_matcher_path(m, old, &hl);
+        for (size_t k = 0; k < r.held_text && !*junk; k++)
+            if (!tp_is_ws(held[k])) {
+                *junk = 1;
+                *junk_at = 0;
+            }
+    }
+    for (size_t k = 0; k < r.text_len && !*junk; k++)
+        if (!tp_is_ws(s[k])) {
+            *junk = 1;
+            *junk_at = k;
+        }
+    *match = r.match;
+    return r.consumed;
+}
+
+void tp_release_held(tp_parser *p, const tp_matcher *m)
+{
+    size_t hl;
+    const uint8_t *held = tp_matcher_path(m, p->node, &hl);
+    p->node = 0;
+    tp_text(p, held, hl);
+}

@@ -1,0 +1,48 @@
+/* Helpers shared by the format modules (not part of the public API). */
+#ifndef TP_INTERNAL_H
+#define TP_INTERNAL_H
+
+#include "tp_marker.h"
+#include "tp_parser.h"
+
+/* --- event emission (tp_events.c) --- */
+void tp_ev_text(tp_parser *p, const uint8_t *s, size_t n);
+/* Registers out[start:] (already written by a scanner) as arguments. */
+void tp_ev_args_from(tp_parser *p, size_t start);
+void tp_ev_args(tp_parser *p, const uint8_t *s, size_t n);
+/* An unmerged event whose span is out[start:] (may be empty). */
+void tp_ev_mark(tp_parser *p, int type, int32_t call, size_t start);
+void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
+                 const uint8_t *detail, size_t dlen);
+
+/* --- text layer: whitespace next to calls is template formatting --- */
+void tp_text(tp_parser *p, const uint8_t *s, size_t n);
+void tp_text_call_starts(tp_parser *p); /* drop held whitespace */
+void tp_text_finish(tp_parser *p);
+
+/* Runs the matcher over p[0:n) in text mode, emitting text through
+ * tp_text. Returns the bytes consumed; *match is the marker index or -1. */
+size_t tp_scan_text(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n, int *match);
+/* Same, but whatever is not a marker is dropped; *junk reports whether
+ * any non-whitespace byte was dropped (its offset in *junk_at). */
+size_t tp_scan_skip(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n, int *match,
+                    int *junk, size_t *junk_at);
+/* Releases the bytes the matcher holds back as text (end of stream). */
+void tp_release_held(tp_parser *p, const tp_matcher *m);
+
+/* --- call layer (tp_calls.c) --- */
+/* Validates and opens a call. Returns 1 if opened, 0 if the call is to be
+ * discarded (an error was reported). */
+int tp_call_open(tp_parser *p, const uint8_t *name, size_t len, uint64_t offset);
+void tp_call_close(tp_parser *p);
+/* Reports an error for the current call (if any) and forgets it. */
+void tp_call_fail(tp_parser *p, int code, uint64_t offset);
+
+static inline int tp_is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* --- format registry --- */
+extern const tp_format tp_fmt_qwen25;
+extern const tp_format tp_fmt_hermes;
+int tp_fmt_jsontag_init(void);
+
+#endif

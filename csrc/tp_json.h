@@ -1,0 +1,61 @@
+/* Incremental JSON value scanner and normalizer.
+ *
+ * Consumes one JSON value from a stream of chunks, never looking at a byte
+ * twice, and writes it out in the canonical form of Python's
+ * json.dumps(value, ensure_ascii=False): ", " and ": " separators, strings
+ * re-escaped minimally, floats in repr() form. Every byte written is final,
+ * so the output so far is always a prefix of the final output: it can be
+ * streamed as argument deltas. In RAW_STRING mode the value must be a string
+ * and its decoded UTF-8 content is written instead (used for names/keys). */
+#ifndef TP_JSON_H
+#define TP_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp_buf.h"
+
+#define TP_JSON_DEPTH_CAP 4096 /* hard cap of the configurable depth limit */
+#define TP_JSON_NUM_MAX 4096   /* longest number token accepted */
+
+enum { TPJ_MODE_NORMAL = 0, TPJ_MODE_RAW_STRING = 1 };
+
+typedef struct {
+    uint8_t state;
+    uint8_t mode;
+    uint8_t str_is_key;
+    uint8_t num_state;
+    uint8_t lit_pos;
+    uint8_t u_n;         /* hex digits seen in \uXXXX */
+    uint8_t err;         /* tp_error when state is error */
+    const char *lit;     /* literal being matched */
+    uint32_t u_acc;      /* code point being read */
+    uint32_t hi;         /* pending high surrogate, 0 if none */
+    uint32_t depth;
+    uint32_t max_depth;
+    size_t err_at;       /* offset into the chunk where the error was found */
+    uint16_t num_len;
+    char num[TP_JSON_NUM_MAX + 1];
+    uint8_t stack[TP_JSON_DEPTH_CAP / 8]; /* 1 bit per level: 1 = object */
+} tp_json;
+
+void tp_json_init(tp_json *j, int mode, uint32_t max_depth);
+
+/* Feeds p[0:n). Output goes to `out` (NULL: validate only). Returns the
+ * number of bytes consumed; fewer than n only when the value completed
+ * (tp_json_done) or an error occurred (tp_json_failed). */
+size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out);
+
+/* End of the enclosing context: completes a top-level number. Returns 1 if
+ * the value is complete afterwards. */
+int tp_json_end(tp_json *j, tp_buf *out);
+
+int tp_json_done(const tp_json *j);
+int tp_json_failed(const tp_json *j);
+/* 1 while nothing but whitespace has been consumed */
+int tp_json_not_started(const tp_json *j);
+
+/* Writes repr(float(s)) as Python prints it. Returns the length. */
+size_t tp_format_double(double v, char *out);
+
+#endif

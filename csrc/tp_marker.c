@@ -1,0 +1,109 @@
+#include "tp_marker.h"
+
+#include <string.h>
+
+int tp_matcher_build(tp_matcher *m, const char *const *pats, int npats)
+{
+    /* trie children as a dense table first; fail links turn it into a DFA */
+    uint8_t fail[TP_MARKER_MAX_NODES];
+    uint8_t queue[TP_MARKER_MAX_NODES];
+    memset(m, 0, sizeof(*m));
+    if (npats <= 0 || npats > TP_MARKER_MAX_PATS)
+        return -1;
+    m->nnodes = 1;
+    m->out[0] = -1;
+    m->first_byte = (int16_t)(uint8_t)pats[0][0];
+    for (int k = 0; k < npats; k++) {
+        size_t len = strlen(pats[k]);
+        if (len == 0 || len > 200)
+            return -1;
+        m->pats[k] = pats[k];
+        m->patlen[k] = (uint8_t)len;
+        if ((uint8_t)pats[k][0] != (uint8_t)m->first_byte)
+            m->first_byte = -1;
+        uint8_t node = 0;
+        for (size_t i = 0; i < len; i++) {
+            uint8_t c = (uint8_t)pats[k][i];
+            if (!m->next[node][c]) {
+                if (m->nnodes >= TP_MARKER_MAX_NODES)
+                    return -1;
+                uint8_t nn = m->nnodes++;
+                m->depth[nn] = (uint8_t)(i + 1);
+                m->path_pat[nn] = (uint8_t)k;
+                m->out[nn] = -1;
+                m->next[node][c] = nn;
+            }
+            node = m->next[node][c];
+        }
+        m->out[node] = (int8_t)k;
+    }
+    m->npats = (uint8_t)npats;
+    /* BFS: fail links and dense transitions (missing edge -> fail's edge) */
+    int qh = 0, qt = 0;
+    fail[0] = 0;
+    for (int c = 0; c < 256; c++) {
+        uint8_t ch = m->next[0][c];
+        if (ch) {
+            fail[ch] = 0;
+            queue[qt++] = ch;
+        }
+    }
+    while (qh < qt) {
+        uint8_t u = queue[qh++];
+        if (m->out[u] < 0)
+            m->out[u] = m->out[fail[u]];
+        /* u's row holds only its trie edges until now: fail[u] is shallower,
+         * so its row is already a complete DFA row */
+        for (int c = 0; c < 256; c++) {
+            uint8_t v = m->next[u][c];
+            if (v) {
+                fail[v] = m->next[fail[u]][c];
+                queue[qt++] = v;
+            } else {
+                m->next[u][c] = m->next[fail[u]][c];
+            }
+        }
+    }
+    return 0;
+}
+
+void tp_matcher_scan(const tp_matcher *m, uint8_t *nodep, const uint8_t *p,
+                     size_t n, tp_scan_res *r)
+{
+    uint8_t node = *nodep;
+    size_t held = m->depth[node];
+    size_t i = 0;
+    for (;;) {
+        if (node == 0 && m->first_byte >= 0) {
+            const uint8_t *q = i < n ? memchr(p + i, m->first_byte, n - i) : NULL;
+            if (!q) {
+                i = n;
+                break;
+            }
+            i = (size_t)(q - p);
+        }
+        if (i >= n)
+            break;
+        node = m->next[node][p[i++]];
+        if (m->out[node] >= 0) {
+            int k = m->out[node];
+            /* virtual stream V = held ++ p[0:i]; match is its last patlen bytes */
+            size_t vlen = held + i;
+            size_t start = vlen - m->patlen[k];
+            r->consumed = i;
+            r->match = k;
+            r->held_text = start < held ? start : held;
+            r->text_len = start > held ? start - held : 0;
+            *nodep = 0;
+            return;
+        }
+    }
+    size_t vlen = held + n;
+    size_t keep = m->depth[node];
+    size_t textv = vlen - keep;
+    r->consumed = n;
+    r->match = -1;
+    r->held_text = textv < held ? textv : held;
+    r->text_len = textv > held ? textv - held : 0;
+    *nodep = node;
+}

@@ -1,0 +1,134 @@
+/* Public C API of the streaming tool-call parser core.
+ *
+ * The caller owns a tp_parser (it may embed it), creates it for one format,
+ * declares the tools, then feeds chunks of UTF-8 text. Each feed produces a
+ * batch of events that refer to spans of one output buffer owned by the
+ * parser; the batch stays valid until the next feed/finish/free. No Python
+ * API is used here. */
+#ifndef TP_PARSER_H
+#define TP_PARSER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp_buf.h"
+#include "tp_errors.h"
+#include "tp_json.h"
+
+typedef enum {
+    TP_EV_TEXT = 1,       /* span: plain text for the user */
+    TP_EV_CALL_START = 2, /* call: index; span: tool name */
+    TP_EV_ARGS = 3,       /* call: index; span: next bytes of the JSON arguments */
+    TP_EV_CALL_END = 4,   /* call: index; arguments are complete */
+    TP_EV_ERROR = 5,      /* code, offset, call (or -1); span: detail text */
+} tp_event_type;
+
+typedef struct {
+    uint8_t type;
+    uint8_t code;
+    int32_t call;
+    uint64_t offset; /* stream byte offset where an error was detected */
+    size_t start;    /* span into tp_parser_output() */
+    size_t len;
+} tp_event;
+
+typedef struct {
+    size_t max_buffer;   /* any held-back buffer (pending args, values) */
+    uint32_t max_depth;  /* JSON nesting limit (<= TP_JSON_DEPTH_CAP) */
+    uint32_t max_calls;  /* calls per stream */
+    uint32_t max_name;   /* tool name / key length */
+} tp_limits;
+
+#define TP_DEFAULT_MAX_BUFFER (1u << 20)
+#define TP_DEFAULT_MAX_DEPTH 512u
+#define TP_DEFAULT_MAX_CALLS 100000u
+#define TP_DEFAULT_MAX_NAME 1024u
+#define TP_WS_HOLD_MAX 4096u /* a longer whitespace run is always kept as text */
+
+enum {
+    TP_FLAG_FORWARD_UNKNOWN = 1, /* emit calls to undeclared tools */
+    TP_FLAG_ACCEPT_ANY = 2,      /* no tool list: every name is valid */
+};
+
+typedef struct tp_parser tp_parser;
+
+typedef struct {
+    const char *name;
+    int (*feed)(tp_parser *p, const uint8_t *data, size_t n);
+    void (*finish)(tp_parser *p);
+} tp_format;
+
+typedef struct {
+    uint8_t *names;   /* concatenated names */
+    uint32_t *off;    /* offset of name i; off[n] = end */
+    uint32_t *slots;  /* open addressing: tool id + 1, 0 = empty */
+    uint32_t n, cap, nslots;
+    size_t names_len, names_cap;
+} tp_toolset;
+
+struct tp_parser {
+    const tp_format *fmt;
+    tp_limits lim;
+    uint32_t flags;
+    tp_toolset tools;
+
+    /* output batch */
+    tp_event *ev;
+    size_t nev, evcap;
+    tp_buf out;
+    uint64_t base; /* stream offset of the chunk being fed */
+    int oom;
+    int finished;
+
+    /* text layer */
+    uint8_t node;       /* marker matcher state */
+    uint8_t after_call; /* nothing but whitespace since the last call ended */
+    uint8_t ws_long;    /* inside a whitespace run too long to hold */
+    tp_buf ws;          /* held whitespace run */
+
+    /* call layer */
+    int32_t ncalls; /* indices handed out */
+    int32_t cur;    /* open call index, -1 if none */
+    uint8_t mode;   /* format state */
+    uint8_t vkind;  /* what the value being scanned is */
+    uint8_t discard;
+    uint8_t have_name;
+    uint8_t have_args;
+    uint8_t first;
+    uint8_t trailing_reported;
+    uint8_t fstate; /* spare format-specific state */
+    uint64_t call_off;
+    tp_buf name, key, pending;
+    tp_json js; /* value scanner */
+    tp_json ks; /* key / name scanner */
+};
+
+/* Call once per process before anything else (idempotent). */
+int tp_global_init(void);
+
+/* Looks a format up by name; NULL if unknown. */
+const tp_format *tp_format_find(const char *name);
+/* Names of all formats, NULL-terminated. */
+const char *const *tp_format_names(void);
+
+void tp_limits_default(tp_limits *lim);
+/* Initializes caller-owned storage. Returns 0 or -1 (unknown format). */
+int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags);
+void tp_parser_free(tp_parser *p);
+/* Declares a tool name. Returns its id, or -1 on allocation failure. */
+int tp_parser_add_tool(tp_parser *p, const uint8_t *name, size_t len);
+int tp_parser_find_tool(const tp_parser *p, const uint8_t *name, size_t len);
+
+/* Feeds a chunk / ends the stream. Returns 0, or -1 if memory ran out (the
+ * parser is then unusable). Events are in tp_parser_events(). */
+int tp_parser_feed(tp_parser *p, const uint8_t *data, size_t n);
+int tp_parser_finish(tp_parser *p);
+
+static inline const tp_event *tp_parser_events(const tp_parser *p, size_t *n)
+{
+    *n = p->nev;
+    return p->ev;
+}
+static inline const uint8_t *tp_parser_output(const tp_parser *p) { return p->out.data; }
+
+#endif

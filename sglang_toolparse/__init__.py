@@ -1,0 +1,1 @@
+from sglang_toolparse._core import *  # placeholder

@@ -1,0 +1,311 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Cython bindings of the C core: one StreamParser per stream, events in
+batches (one list per feed), spans decoded straight from the core's output
+buffer."""
+
+cimport cython
+from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
+from libc.stdint cimport uint8_t, int32_t, uint32_t
+
+from sglang_toolparse._ctp cimport *
+
+cdef extern from "Python.h":
+    bint PyUnicode_IS_ASCII(object)
+    void *PyUnicode_DATA(object)
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+
+if tp_global_init() != 0:
+    raise ImportError("sglang_toolparse: C core failed to initialize")
+
+ERROR_REASONS = {
+    "json_syntax": "malformed JSON in the tool call",
+    "json_depth": "arguments nested deeper than the limit",
+    "json_number": "number token longer than the limit",
+    "buffer_limit": "a held-back buffer would exceed its limit",
+    "unknown_tool": "the model called a tool that was not declared",
+    "missing_name": "the tool call has no name",
+    "bad_name": "the tool name is missing, empty, not a string or too long",
+    "unterminated": "the stream ended inside a tool call",
+    "trailing_content": "unexpected content after the call object was skipped",
+    "call_limit": "more tool calls than the limit",
+    "bad_markup": "markup that does not fit the format",
+    "no_memory": "out of memory",
+}
+
+
+def formats():
+    """Names of the formats the C core implements."""
+    cdef const char *const *names = tp_format_names()
+    out = []
+    cdef int i = 0
+    while names[i] != NULL:
+        out.append(names[i].decode())
+        i += 1
+    return out
+
+
+DEFAULT_LIMITS = {
+    "max_buffer": TP_DEFAULT_MAX_BUFFER,
+    "max_depth": TP_DEFAULT_MAX_DEPTH,
+    "max_calls": TP_DEFAULT_MAX_CALLS,
+    "max_name": TP_DEFAULT_MAX_NAME,
+}
+MAX_DEPTH_CAP = TP_JSON_DEPTH_CAP
+
+
+cdef class Event:
+    """Base class of every parser event."""
+
+    cdef tuple _key(self):
+        return ()
+
+    def __eq__(self, other):
+        if type(self) is not type(other):
+            return NotImplemented
+        return (<Event>self)._key() == (<Event>other)._key()
+
+    def __hash__(self):
+        return hash((type(self).__name__,) + self._key())
+
+    def __repr__(self):
+        return "%s%r" % (type(self).__name__, self._key())
+
+
+@cython.final
+cdef class Text(Event):
+    """Plain text for the user."""
+    cdef readonly str text
+
+    def __init__(self, str text):
+        self.text = text
+
+    cdef tuple _key(self):
+        return (self.text,)
+
+
+@cython.final
+cdef class CallStart(Event):
+    """A tool call begins: its index (order of appearance) and name."""
+    cdef readonly int index
+    cdef readonly str name
+
+    def __init__(self, int index, str name):
+        self.index = index
+        self.name = name
+
+    cdef tuple _key(self):
+        return (self.index, self.name)
+
+
+@cython.final
+cdef class ArgsDelta(Event):
+    """The next piece of a call's JSON arguments."""
+    cdef readonly int index
+    cdef readonly str delta
+
+    def __init__(self, int index, str delta):
+        self.index = index
+        self.delta = delta
+
+    cdef tuple _key(self):
+        return (self.index, self.delta)
+
+
+@cython.final
+cdef class CallEnd(Event):
+    """A call is complete; `arguments` is the concatenation of its deltas."""
+    cdef readonly int index
+    cdef readonly str name
+    cdef readonly str arguments
+
+    def __init__(self, int index, str name, str arguments):
+        self.index = index
+        self.name = name
+        self.arguments = arguments
+
+    cdef tuple _key(self):
+        return (self.index, self.name, self.arguments)
+
+
+@cython.final
+cdef class ParseError(Event):
+    """Bad model output. `index` is the call it aborts (None if no call had
+    started), `code` a stable name, `offset` the byte offset in the UTF-8
+    stream where it was detected, `detail` e.g. the unknown tool name."""
+    cdef readonly object index
+    cdef readonly str code
+    cdef readonly unsigned long long offset
+    cdef readonly str detail
+
+    def __init__(self, index, str code, unsigned long long offset, str detail=""):
+        self.index = index
+        self.code = code
+        self.offset = offset
+        self.detail = detail
+
+    @property
+    def reason(self):
+        msg = ERROR_REASONS.get(self.code, self.code)
+        if self.detail:
+            msg = "%s (%r)" % (msg, self.detail)
+        return "%s at byte %d" % (msg, self.offset)
+
+    cdef tuple _key(self):
+        return (self.index, self.code, self.offset, self.detail)
+
+
+cdef inline str _span(const uint8_t *out, size_t start, size_t n):
+    return PyUnicode_DecodeUTF8(<const char *>out + start, n, "surrogatepass")
+
+
+cdef class StreamParser:
+    """Incremental parser for one stream of model output.
+
+    StreamParser(format, tool_names=None, *, forward_unknown=False, **limits)
+    `tool_names` is an iterable of declared tool names; None accepts every
+    name. feed(text) and finish() return a list of events.
+    """
+    cdef tp_parser p
+    cdef bint inited
+    cdef readonly str format
+    cdef list _args
+    cdef str _name
+    cdef readonly int calls_started
+    cdef readonly bint finished
+
+    def __cinit__(self):
+        self.inited = False
+
+    def __init__(self, str format, tool_names=None, *, bint forward_unknown=False,
+                 max_buffer=None, max_depth=None, max_calls=None, max_name=None):
+        cdef tp_limits lim
+        cdef uint32_t flags = 0
+        cdef bytes b
+        if self.inited:
+            raise RuntimeError("StreamParser cannot be re-initialized")
+        fmt = tp_format_find(format.encode())
+        if fmt == NULL:
+            raise ValueError("unknown format %r; known: %s" % (format, ", ".join(formats())))
+        tp_limits_default(&lim)
+        if max_buffer is not None:
+            lim.max_buffer = _positive(max_buffer, "max_buffer")
+        if max_depth is not None:
+            lim.max_depth = _positive(max_depth, "max_depth")
+            if lim.max_depth > TP_JSON_DEPTH_CAP:
+                raise ValueError("max_depth must be at most %d" % TP_JSON_DEPTH_CAP)
+        if max_calls is not None:
+            lim.max_calls = _positive(max_calls, "max_calls")
+        if max_name is not None:
+            lim.max_name = _positive(max_name, "max_name")
+        if tool_names is None:
+            flags |= TP_FLAG_ACCEPT_ANY
+        if forward_unknown:
+            flags |= TP_FLAG_FORWARD_UNKNOWN
+        if tp_parser_init(&self.p, fmt, &lim, flags) != 0:
+            raise MemoryError()
+        self.inited = True
+        self.format = format
+        self._args = []
+        self._name = None
+        if tool_names is not None:
+            for name in tool_names:
+                b = (<str?>name).encode("utf-8", "surrogatepass")
+                if tp_parser_add_tool(&self.p, <const uint8_t *>b, len(b)) < 0:
+                    raise MemoryError()
+
+    def __dealloc__(self):
+        if self.inited:
+            tp_parser_free(&self.p)
+
+    @property
+    def offset(self):
+        """Bytes of UTF-8 input consumed so far."""
+        return self.p.base
+
+    def feed(self, str text not None):
+        """Feeds the next chunk; returns the events it completes."""
+        cdef const uint8_t *data
+        cdef Py_ssize_t n
+        cdef bytes keep
+        if PyUnicode_IS_ASCII(text):
+            data = <const uint8_t *>PyUnicode_DATA(text)
+            n = PyUnicode_GET_LENGTH(text)
+        else:
+            try:
+                data = <const uint8_t *>PyUnicode_AsUTF8AndSize(text, &n)
+            except UnicodeEncodeError:  # lone surrogates
+                keep = text.encode("utf-8", "surrogatepass")
+                data = <const uint8_t *>keep
+                n = len(keep)
+        if self.finished:
+            raise RuntimeError("feed() after finish()")
+        if tp_parser_feed(&self.p, data, <size_t>n) != 0:
+            raise MemoryError()
+        return self._collect()
+
+    def finish(self):
+        """Ends the stream: releases held-back text, reports an unterminated
+        call. Further calls return []."""
+        if self.finished:
+            return []
+        self.finished = True
+        if tp_parser_finish(&self.p) != 0:
+            raise MemoryError()
+        return self._collect()
+
+    cdef list _collect(self):
+        cdef size_t n, k
+        cdef const tp_event *ev = tp_parser_events(&self.p, &n)
+        cdef const uint8_t *out = tp_parser_output(&self.p)
+        cdef const tp_event *e
+        cdef list res = []
+        cdef str s
+        cdef Text t
+        cdef CallStart cs
+        cdef ArgsDelta ad
+        cdef CallEnd ce
+        cdef ParseError pe
+        for k in range(n):
+            e = &ev[k]
+            if e.type == TP_EV_TEXT:
+                t = Text.__new__(Text)
+                t.text = _span(out, e.start, e.len)
+                res.append(t)
+            elif e.type == TP_EV_ARGS:
+                ad = ArgsDelta.__new__(ArgsDelta)
+                ad.index = e.call
+                ad.delta = _span(out, e.start, e.len)
+                self._args.append(ad.delta)
+                res.append(ad)
+            elif e.type == TP_EV_CALL_START:
+                cs = CallStart.__new__(CallStart)
+                cs.index = e.call
+                cs.name = _span(out, e.start, e.len)
+                self._name = cs.name
+                self._args = []
+                self.calls_started += 1
+                res.append(cs)
+            elif e.type == TP_EV_CALL_END:
+                ce = CallEnd.__new__(CallEnd)
+                ce.index = e.call
+                ce.name = self._name
+                ce.arguments = "".join(self._args)
+                self._args = []
+                res.append(ce)
+            elif e.type == TP_EV_ERROR:
+                pe = ParseError.__new__(ParseError)
+                pe.index = None if e.call < 0 else e.call
+                pe.code = tp_error_name(e.code).decode()
+                pe.offset = e.offset
+                pe.detail = _span(out, e.start, e.len)
+                if e.call >= 0:
+                    self._args = []
+                res.append(pe)
+        return res
+
+
+cdef object _positive(value, str what):
+    v = int(value)
+    if v <= 0:
+        raise ValueError("%s must be positive" % what)
+    return v

@@ -1,0 +1,52 @@
+# Declarations of the C core (csrc/tp_parser.h) for Cython.
+from libc.stdint cimport uint8_t, int32_t, uint32_t, uint64_t
+
+cdef extern from "tp_parser.h" nogil:
+    ctypedef enum tp_event_type:
+        TP_EV_TEXT
+        TP_EV_CALL_START
+        TP_EV_ARGS
+        TP_EV_CALL_END
+        TP_EV_ERROR
+
+    ctypedef struct tp_event:
+        uint8_t type
+        uint8_t code
+        int32_t call
+        uint64_t offset
+        size_t start
+        size_t len
+
+    ctypedef struct tp_limits:
+        size_t max_buffer
+        uint32_t max_depth
+        uint32_t max_calls
+        uint32_t max_name
+
+    ctypedef struct tp_format:
+        const char *name
+
+    ctypedef struct tp_parser:
+        uint64_t base
+
+    enum:
+        TP_FLAG_FORWARD_UNKNOWN
+        TP_FLAG_ACCEPT_ANY
+        TP_JSON_DEPTH_CAP
+        TP_DEFAULT_MAX_BUFFER
+        TP_DEFAULT_MAX_DEPTH
+        TP_DEFAULT_MAX_CALLS
+        TP_DEFAULT_MAX_NAME
+
+    int tp_global_init()
+    const tp_format *tp_format_find(const char *name)
+    const char *const *tp_format_names()
+    const char *tp_error_name(int code)
+    void tp_limits_default(tp_limits *lim)
+    int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags)
+    void tp_parser_free(tp_parser *p)
+    int tp_parser_add_tool(tp_parser *p, const uint8_t *name, size_t len)
+    int tp_parser_feed(tp_parser *p, const uint8_t *data, size_t n)
+    int tp_parser_finish(tp_parser *p)
+    const tp_event *tp_parser_events(const tp_parser *p, size_t *n)
+    const uint8_t *tp_parser_output(const tp_parser *p)
