@@ -1,1 +1,52 @@
-from sglang_toolparse._core import *  # placeholder
+"""sglang-toolparse: fast, exact streaming tool-call parsers with a C core.
+
+Standalone use (no SGLang needed)::
+
+    from sglang_toolparse import StreamParser, parse
+
+    p = StreamParser("qwen25", tools)        # tools: OpenAI dicts, names or SGLang Tools
+    for chunk in model_stream:
+        for ev in p.feed(chunk):
+            ...                               # Text / CallStart / ArgsDelta / CallEnd / ParseError
+    tail = p.finish()
+
+    result = parse("hermes", full_text, tools) # .text, .calls, .errors
+"""
+from sglang_toolparse._core import (
+    DEFAULT_LIMITS,
+    MAX_DEPTH_CAP,
+    ArgsDelta,
+    CallEnd,
+    CallStart,
+    Event,
+    ParseError,
+    Text,
+)
+from sglang_toolparse.api import (
+    FORMAT_ALIASES,
+    ParseResult,
+    StreamParser,
+    ToolCall,
+    available_formats,
+    parse,
+    tool_names,
+)
+
+__all__ = [
+    "ArgsDelta",
+    "CallEnd",
+    "CallStart",
+    "DEFAULT_LIMITS",
+    "Event",
+    "FORMAT_ALIASES",
+    "MAX_DEPTH_CAP",
+    "ParseError",
+    "ParseResult",
+    "StreamParser",
+    "Text",
+    "ToolCall",
+    "available_formats",
+    "parse",
+    "tool_names",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,156 @@
+"""SGLang adapter: detectors that subclass SGLang's own (so structural-tag,
+grammar and structure_info keep working) and replace the parsing methods
+with the native core. Imports SGLang; loaded lazily by the plugin."""
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, List, Optional, Tuple
+
+from sglang.srt.environ import envs
+from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
+from sglang.srt.function_call.hermes_detector import HermesDetector
+from sglang.srt.function_call.qwen25_detector import Qwen25Detector
+
+from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
+from sglang_toolparse.api import StreamParser, tool_names
+
+logger = logging.getLogger("sglang_toolparse")
+
+# Called for every ParseError with (parser name, error); the metrics module
+# installs itself here. Kept as a plain list so the hot path pays nothing
+# when it is empty.
+ERROR_OBSERVERS: List[Any] = []
+CALL_OBSERVERS: List[Any] = []
+
+
+class NativeDetectorMixin:
+    """Maps core events onto SGLang's StreamingParseResult and keeps the
+    state the serving layer reads (prev_tool_call_arr, streamed_args_for_tool,
+    current_tool_id, current_tool_name_sent) consistent with what was sent."""
+
+    _tp_format: str = ""
+    _tp_markers: Tuple[str, ...] = ()
+    parser_name: str = ""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._tp: Optional[StreamParser] = None
+        self._tp_tools: Optional[List[str]] = None
+
+    # -- helpers ---------------------------------------------------------
+    def _new_parser(self, tools: Any) -> StreamParser:
+        names = tool_names(tools or [])
+        self._tp_tools = names
+        return StreamParser(
+            self._tp_format,
+            names,
+            forward_unknown=bool(envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get()),
+        )
+
+    def _stream(self, tools: Any) -> StreamParser:
+        if self._tp is None:
+            self._tp = self._new_parser(tools)
+        return self._tp
+
+    def _report(self, err: ParseError) -> None:
+        if err.code == "unknown_tool":
+            logger.warning("%s: model attempted to call undefined function %r", self.parser_name, err.detail)
+        else:
+            logger.warning("%s: dropped tool call: %s", self.parser_name, err.reason)
+        for obs in ERROR_OBSERVERS:
+            obs(self.parser_name, err)
+
+    def _to_result(self, events: list) -> StreamingParseResult:
+        if not events:
+            return StreamingParseResult()
+        text: List[str] = []
+        calls: List[ToolCallItem] = []
+        for ev in events:
+            t = type(ev)
+            if t is Text:
+                text.append(ev.text)
+            elif t is ArgsDelta:
+                i = ev.index
+                self.streamed_args_for_tool[i] += ev.delta
+                self.prev_tool_call_arr[i]["arguments"] = self.streamed_args_for_tool[i]
+                last = calls[-1] if calls else None
+                if last is not None and last.tool_index == i and last.name is None:
+                    last.parameters += ev.delta
+                else:
+                    calls.append(ToolCallItem(tool_index=i, name=None, parameters=ev.delta))
+            elif t is CallStart:
+                i = ev.index
+                while len(self.streamed_args_for_tool) <= i:
+                    self.streamed_args_for_tool.append("")
+                while len(self.prev_tool_call_arr) <= i:
+                    self.prev_tool_call_arr.append({})
+                # until the call ends, "arguments" holds exactly what was
+                # streamed, so the serving layer's end-of-stream check
+                # (_check_for_unstreamed_tool_args) adds nothing invented
+                self.prev_tool_call_arr[i] = {"name": ev.name, "arguments": ""}
+                self.current_tool_id = i
+                self.current_tool_name_sent = True
+                calls.append(ToolCallItem(tool_index=i, name=ev.name, parameters=""))
+            elif t is CallEnd:
+                i = ev.index
+                try:
+                    args: Any = json.loads(ev.arguments)
+                except ValueError:  # pragma: no cover - the core emits valid JSON
+                    args = ev.arguments
+                self.prev_tool_call_arr[i] = {"name": ev.name, "arguments": args}
+                self.current_tool_id = i + 1
+                self.current_tool_name_sent = False
+                for obs in CALL_OBSERVERS:
+                    obs(self.parser_name, ev)
+            elif t is ParseError:
+                if ev.index is not None:
+                    self.current_tool_id = ev.index + 1
+                    self.current_tool_name_sent = False
+                self._report(ev)
+        return StreamingParseResult(normal_text="".join(text), calls=calls)
+
+    # -- SGLang detector interface ----------------------------------------
+    def has_tool_call(self, text: str) -> bool:
+        return any(m in text for m in self._tp_markers)
+
+    def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
+        p = self._new_parser(tools)
+        calls: List[ToolCallItem] = []
+        normal: List[str] = []
+        for ev in p.feed(text) + p.finish():
+            t = type(ev)
+            if t is Text:
+                normal.append(ev.text)
+            elif t is CallEnd:
+                calls.append(ToolCallItem(tool_index=ev.index, name=ev.name, parameters=ev.arguments))
+                for obs in CALL_OBSERVERS:
+                    obs(self.parser_name, ev)
+            elif t is ParseError:
+                self._report(ev)
+        return StreamingParseResult(normal_text="".join(normal), calls=calls)
+
+    def parse_streaming_increment(self, new_text: str, tools: List[Any]) -> StreamingParseResult:
+        return self._to_result(self._stream(tools).feed(new_text))
+
+    def finish(self, tools: List[Any]) -> StreamingParseResult:
+        if self._tp is None:
+            return StreamingParseResult()
+        return self._to_result(self._tp.finish())
+
+
+class Qwen25NativeDetector(NativeDetectorMixin, Qwen25Detector):
+    """Qwen2.5 / Qwen3 (`<tool_call>\\n{...}\\n</tool_call>`), native core."""
+
+    _tp_format = "qwen25"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "qwen25_native"
+
+
+class HermesNativeDetector(NativeDetectorMixin, HermesDetector):
+    """Hermes (`<tool_call>{...}</tool_call>`), native core."""
+
+    _tp_format = "hermes"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "hermes_native"
+
