@@ -1,0 +1,134 @@
+"""Shared test helpers: chunkings, event merging, running a parser."""
+from __future__ import annotations
+
+import json
+import random
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
+
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
+from sglang_toolparse.api import collect
+
+
+def one_chunk(text: str) -> List[str]:
+    return [text] if text else []
+
+
+def char_by_char(text: str) -> List[str]:
+    return list(text)
+
+
+def token_like(text: str, seed: int = 0) -> List[str]:
+    """1-6 characters per chunk, like a tokenizer's output."""
+    rnd = random.Random(seed)
+    out, i = [], 0
+    while i < len(text):
+        n = rnd.randint(1, 6)
+        out.append(text[i : i + n])
+        i += n
+    return out
+
+
+def bursts(text: str, seed: int = 0) -> List[str]:
+    """20-200 characters per chunk (speculative decoding, --stream-interval)."""
+    rnd = random.Random(seed)
+    out, i = [], 0
+    while i < len(text):
+        n = rnd.randint(20, 200)
+        out.append(text[i : i + n])
+        i += n
+    return out
+
+
+def fixed(n: int) -> Callable[[str], List[str]]:
+    def split(text: str) -> List[str]:
+        return [text[i : i + n] for i in range(0, len(text), n)]
+
+    split.__name__ = "fixed_%d" % n
+    return split
+
+
+CHUNKERS: Dict[str, Callable[[str], List[str]]] = {
+    "one": one_chunk,
+    "chars": char_by_char,
+    "tokens": token_like,
+    "bursts": bursts,
+    "fixed4": fixed(4),
+}
+
+
+def every_split(text: str) -> Iterator[List[str]]:
+    """llhttp's SCAN: the text cut in two at every position."""
+    for i in range(len(text) + 1):
+        yield [text[:i], text[i:]]
+
+
+def merge(events: Iterable) -> list:
+    """Merges adjacent Text events and adjacent ArgsDelta of one call, so
+    event lists from different chunkings can be compared."""
+    out: list = []
+    for ev in events:
+        last = out[-1] if out else None
+        if isinstance(ev, Text) and isinstance(last, Text):
+            out[-1] = Text(last.text + ev.text)
+        elif isinstance(ev, ArgsDelta) and isinstance(last, ArgsDelta) and last.index == ev.index:
+            out[-1] = ArgsDelta(ev.index, last.delta + ev.delta)
+        elif isinstance(ev, Text) and not ev.text:
+            continue
+        else:
+            out.append(ev)
+    return out
+
+
+def run(fmt: str, chunks: Sequence[str], tools=None, **opts) -> list:
+    """Feeds `chunks` then finishes; returns the merged events."""
+    p = StreamParser(fmt, tools, **opts)
+    events: list = []
+    for c in chunks:
+        events += p.feed(c)
+    events += p.finish()
+    return merge(events)
+
+
+def check_stream_invariants(events: list) -> None:
+    """Per-call protocol: start, deltas, then exactly one end or error;
+    deltas concatenate to the end's arguments, which are valid JSON."""
+    open_: Dict[int, List[str]] = {}
+    names: Dict[int, str] = {}
+    closed = set()
+    expected_index = 0
+    for ev in events:
+        if isinstance(ev, CallStart):
+            assert ev.index == expected_index, (ev, expected_index)
+            expected_index += 1
+            assert not open_, "a call started while another is open"
+            open_[ev.index] = []
+            names[ev.index] = ev.name
+        elif isinstance(ev, ArgsDelta):
+            assert ev.index in open_, ev
+            open_[ev.index].append(ev.delta)
+        elif isinstance(ev, CallEnd):
+            assert ev.index in open_, ev
+            assert ev.name == names[ev.index]
+            assert "".join(open_.pop(ev.index)) == ev.arguments
+            json.loads(ev.arguments)
+            closed.add(ev.index)
+        elif isinstance(ev, ParseError):
+            if ev.index is not None:
+                assert ev.index in open_, ev
+                open_.pop(ev.index)
+                closed.add(ev.index)
+    assert not open_, "calls left open at end of stream: %r" % open_
+
+
+def summary(events: list):
+    """(text, [(name, arguments)], [error codes]) of an event list."""
+    r = collect(events)
+    return r.text, [(c.name, c.arguments) for c in r.calls], [e.code for e in r.errors]
+
+
+def tools_of(*names: str, schema: Optional[dict] = None) -> List[dict]:
+    """OpenAI-style tool dicts."""
+    return [
+        {"type": "function", "function": {"name": n, "parameters": schema or {"type": "object", "properties": {}}}}
+        for n in names
+    ]
