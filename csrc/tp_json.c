@@ -100,31 +100,96 @@ static int put_cp(tp_json *j, tp_buf *out, uint32_t cp)
     return put_utf8(out, cp);
 }
 
-size_t tp_format_double(double v, char *out)
+/* Digits of |v| at `prec` significant digits, correctly rounded, and the
+ * decimal exponent of the first digit. */
+static void digits_at(double v, int prec, char *digits, int *exp10)
 {
     char buf[40];
+    snprintf(buf, sizeof buf, "%.*e", prec - 1, v < 0 ? -v : v);
+    int nd = 0;
+    const char *s = buf;
+    for (; *s && *s != 'e'; s++)
+        if (*s >= '0' && *s <= '9')
+            digits[nd++] = *s;
+    *exp10 = atoi(s + 1);
+}
+
+/* Does digits (prec of them) x 10^exp10 read back as |v|? */
+static int round_trips(double v, const char *digits, int prec, int exp10)
+{
+    char buf[48];
+    int n = 0;
+    buf[n++] = digits[0];
+    buf[n++] = '.';
+    memcpy(buf + n, digits + 1, (size_t)(prec - 1));
+    n += prec - 1;
+    snprintf(buf + n, sizeof buf - (size_t)n, "e%d", exp10);
+    return strtod(buf, NULL) == (v < 0 ? -v : v);
+}
+
+/* digits +/- one unit in the last place, with carry; adjusts exp10 */
+static void step_digits(char *d, int prec, int *exp10, int up)
+{
+    int k = prec - 1;
+    if (up) {
+        while (k >= 0 && d[k] == '9')
+            d[k--] = '0';
+        if (k >= 0) {
+            d[k]++;
+        } else { /* 99..9 + 1 = 100..0 */
+            d[0] = '1';
+            (*exp10)++;
+        }
+    } else {
+        while (k >= 0 && d[k] == '0')
+            d[k--] = '9';
+        if (k >= 0)
+            d[k]--;
+        if (d[0] == '0') { /* 10..0 - 1 = 9..9 one decade lower */
+            memmove(d, d + 1, (size_t)(prec - 1));
+            d[prec - 1] = '9';
+            (*exp10)--;
+        }
+    }
+}
+
+size_t tp_format_double(double v, char *out)
+{
     if (isnan(v))
         return (size_t)sprintf(out, "NaN");
     if (isinf(v))
         return (size_t)sprintf(out, v < 0 ? "-Infinity" : "Infinity");
-    int prec;
-    for (prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
-        if (strtod(buf, NULL) == v)
+    /* shortest digit string that reads back as v (what repr() prints): at
+     * each precision the candidates are the two decimal neighbours of v,
+     * the correctly rounded one first */
+    char digits[24];
+    int nd = 17, exp10 = 0, neg = signbit(v) ? 1 : 0;
+    for (int prec = 1; prec <= 17; prec++) {
+        char cand[24];
+        int e;
+        digits_at(v, prec, cand, &e);
+        if (round_trips(v, cand, prec, e)) {
+            memcpy(digits, cand, (size_t)prec), nd = prec, exp10 = e;
             break;
+        }
+        char alt[24];
+        int ea = e;
+        memcpy(alt, cand, (size_t)prec);
+        step_digits(alt, prec, &ea, 1);
+        if (round_trips(v, alt, prec, ea)) {
+            memcpy(digits, alt, (size_t)prec), nd = prec, exp10 = ea;
+            break;
+        }
+        ea = e;
+        memcpy(alt, cand, (size_t)prec);
+        step_digits(alt, prec, &ea, 0);
+        if (round_trips(v, alt, prec, ea)) {
+            memcpy(digits, alt, (size_t)prec), nd = prec, exp10 = ea;
+            break;
+        }
+        if (prec == 17) /* 17 correctly rounded digits always round-trip */
+            memcpy(digits, cand, 17), exp10 = e;
     }
-    /* buf = [-]d[.ddd]e[+-]XX : collect digits and decimal exponent */
-    char digits[20];
-    int nd = 0, neg = 0;
-    const char *s = buf;
-    if (*s == '-') {
-        neg = 1;
-        s++;
-    }
-    for (; *s && *s != 'e'; s++)
-        if (*s >= '0' && *s <= '9')
-            digits[nd++] = *s;
-    int exp10 = atoi(s + 1);
     while (nd > 1 && digits[nd - 1] == '0')
         nd--;
     int decpt = exp10 + 1; /* value = 0.d1d2.. * 10^decpt */
