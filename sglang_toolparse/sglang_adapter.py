@@ -24,6 +24,49 @@ ERROR_OBSERVERS: List[Any] = []
 CALL_OBSERVERS: List[Any] = []
 
 
+class StreamedArgs(list):
+    """`streamed_args_for_tool` for the serving layer: a list of str whose
+    items grow by appending pieces, joined only when read, so streaming a
+    huge argument costs time linear in its size (`lst[i] += delta` would
+    copy the whole string on every chunk)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._pending: List[List[str]] = []
+
+    def open(self, i: int) -> None:
+        while len(self) <= i:
+            list.append(self, "")
+            self._pending.append([])
+
+    def add(self, i: int, piece: str) -> None:
+        self._pending[i].append(piece)
+
+    def _flush(self) -> None:
+        for i, pieces in enumerate(self._pending):
+            if pieces:
+                list.__setitem__(self, i, list.__getitem__(self, i) + "".join(pieces))
+                pieces.clear()
+
+    def __getitem__(self, i):  # type: ignore[override]
+        self._flush()
+        return list.__getitem__(self, i)
+
+    def __iter__(self):  # type: ignore[override]
+        self._flush()
+        return list.__iter__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._flush()
+        return list.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        self._flush()
+        return list.__repr__(self)
+
+
 class NativeDetectorMixin:
     """Maps core events onto SGLang's StreamingParseResult and keeps the
     state the serving layer reads (prev_tool_call_arr, streamed_args_for_tool,
@@ -37,6 +80,7 @@ class NativeDetectorMixin:
         super().__init__(*args, **kwargs)
         self._tp: Optional[StreamParser] = None
         self._tp_tools: Optional[List[str]] = None
+        self.streamed_args_for_tool = StreamedArgs()
 
     # -- helpers ---------------------------------------------------------
     def _new_parser(self, tools: Any) -> StreamParser:
@@ -72,8 +116,7 @@ class NativeDetectorMixin:
                 text.append(ev.text)
             elif t is ArgsDelta:
                 i = ev.index
-                self.streamed_args_for_tool[i] += ev.delta
-                self.prev_tool_call_arr[i]["arguments"] = self.streamed_args_for_tool[i]
+                self.streamed_args_for_tool.add(i, ev.delta)
                 last = calls[-1] if calls else None
                 if last is not None and last.tool_index == i and last.name is None:
                     last.parameters += ev.delta
@@ -81,13 +124,13 @@ class NativeDetectorMixin:
                     calls.append(ToolCallItem(tool_index=i, name=None, parameters=ev.delta))
             elif t is CallStart:
                 i = ev.index
-                while len(self.streamed_args_for_tool) <= i:
-                    self.streamed_args_for_tool.append("")
+                self.streamed_args_for_tool.open(i)
                 while len(self.prev_tool_call_arr) <= i:
                     self.prev_tool_call_arr.append({})
-                # until the call ends, "arguments" holds exactly what was
-                # streamed, so the serving layer's end-of-stream check
-                # (_check_for_unstreamed_tool_args) adds nothing invented
+                # until the call ends, "arguments" is "": the serving layer's
+                # end-of-stream check (_check_for_unstreamed_tool_args) sends
+                # expected[len(streamed):] only if expected starts with what
+                # was streamed, so a call cut off mid-way gets nothing invented
                 self.prev_tool_call_arr[i] = {"name": ev.name, "arguments": ""}
                 self.current_tool_id = i
                 self.current_tool_name_sent = True

@@ -115,12 +115,27 @@ def test_state_for_serving_layer(fcp, sglang_tool):
 
 
 def test_truncated_call_gets_nothing_invented(fcp, sglang_tool):
+    import json
+
     """A call cut off by max_tokens: the serving layer's end-of-stream check
     must not append anything (arguments hold what was streamed)."""
     p = fcp.FunctionCallParser(sglang_tool(*TOOLS), "qwen25_native")
     p.parse_stream_chunk('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Pa')
     p.parse_stream_end()
     d = p.detector
-    expected = d.prev_tool_call_arr[-1]["arguments"]
-    actual = d.streamed_args_for_tool[-1]
-    assert isinstance(expected, str) and expected == actual == '{"city": "Pa'
+    assert d.streamed_args_for_tool[-1] == '{"city": "Pa'
+    # the computation of OpenAIServingChat._check_for_unstreamed_tool_args
+    expected = d.prev_tool_call_arr[-1].get("arguments", {})
+    expected_call = expected if isinstance(expected, str) else json.dumps(expected, ensure_ascii=False)
+    actual_call = d.streamed_args_for_tool[-1]
+    remaining = expected_call[len(actual_call):] if expected_call.startswith(actual_call) else ""
+    assert remaining == ""
+
+
+def test_streamed_args_is_a_list_of_str(fcp, sglang_tool):
+    p = fcp.FunctionCallParser(sglang_tool(*TOOLS), "qwen25_native")
+    for c in ["<tool_call>", W[:30], W[30:], "</tool_call>"]:
+        p.parse_stream_chunk(c)
+    d = p.detector
+    assert d.streamed_args_for_tool == [W_CALL[1]] and len(d.streamed_args_for_tool) == 1
+    assert list(d.streamed_args_for_tool) == [W_CALL[1]] and isinstance(d.streamed_args_for_tool[0], str)
