@@ -23,6 +23,17 @@ static tp_event *push_event(tp_parser *p)
     return e;
 }
 
+void tp_ev_mark(tp_parser *p, int t, int32_t call, size_t start)
+{
+    tp_event *e = push_event(p);
+    if (!e)
+        return;
+    e->type = (uint8_t)t;
+    e->call = call;
+    e->start = start;
+    e->len = p->out.len - start;
+}
+
 /* Appends a span of type t that starts at out[start] and runs to the end of
  * out, merging it into the previous event when that one is contiguous. */
 static void span_event(tp_parser *p, int t, int32_t call, size_t start)
@@ -37,49 +48,27 @@ static void span_event(tp_parser *p, int t, int32_t call, size_t start)
             return;
         }
     }
-    tp_event *e = push_event(p);
-    if (!e)
-        return;
-    e->type = (uint8_t)t;
-    e->call = call;
-    e->start = start;
-    e->len = len;
+    tp_ev_mark(p, t, call, start);
 }
 
-void tp_ev_mark(tp_parser *p, int t, int32_t call, size_t start)
-{
-    tp_event *e = push_event(p);
-    if (!e)
-        return;
-    e->type = (uint8_t)t;
-    e->call = call;
-    e->start = start;
-    e->len = p->out.len - start;
-}
-
-static void raw_text(tp_parser *p, const uint8_t *s, size_t n)
+/* copies s[0:n) to the output and adds it as a (merged) span event */
+static void append_span(tp_parser *p, int t, int32_t call, const uint8_t *s, size_t n)
 {
     size_t start = p->out.len;
     if (tp_buf_append(&p->out, s, n)) {
         p->oom = 1;
         return;
     }
-    span_event(p, TP_EV_TEXT, -1, start);
+    span_event(p, t, call, start);
 }
+
+static void raw_text(tp_parser *p, const uint8_t *s, size_t n) { append_span(p, TP_EV_TEXT, -1, s, n); }
 
 void tp_ev_text(tp_parser *p, const uint8_t *s, size_t n) { raw_text(p, s, n); }
 
 void tp_ev_args_from(tp_parser *p, size_t start) { span_event(p, TP_EV_ARGS, p->cur, start); }
 
-void tp_ev_args(tp_parser *p, const uint8_t *s, size_t n)
-{
-    size_t start = p->out.len;
-    if (tp_buf_append(&p->out, s, n)) {
-        p->oom = 1;
-        return;
-    }
-    tp_ev_args_from(p, start);
-}
+void tp_ev_args(tp_parser *p, const uint8_t *s, size_t n) { append_span(p, TP_EV_ARGS, p->cur, s, n); }
 
 void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
                  const uint8_t *detail, size_t dlen)

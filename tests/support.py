@@ -17,26 +17,25 @@ def char_by_char(text: str) -> List[str]:
     return list(text)
 
 
-def token_like(text: str, seed: int = 0) -> List[str]:
-    """1-6 characters per chunk, like a tokenizer's output."""
+def random_split(text: str, lo: int, hi: int, seed: int = 0) -> List[str]:
+    """Chunks of lo..hi characters, reproducibly random."""
     rnd = random.Random(seed)
     out, i = [], 0
     while i < len(text):
-        n = rnd.randint(1, 6)
+        n = rnd.randint(lo, hi)
         out.append(text[i : i + n])
         i += n
     return out
+
+
+def token_like(text: str, seed: int = 0) -> List[str]:
+    """1-6 characters per chunk, like a tokenizer's output."""
+    return random_split(text, 1, 6, seed)
 
 
 def bursts(text: str, seed: int = 0) -> List[str]:
     """20-200 characters per chunk (speculative decoding, --stream-interval)."""
-    rnd = random.Random(seed)
-    out, i = [], 0
-    while i < len(text):
-        n = rnd.randint(20, 200)
-        out.append(text[i : i + n])
-        i += n
-    return out
+    return random_split(text, 20, 200, seed)
 
 
 def fixed(n: int) -> Callable[[str], List[str]]:
