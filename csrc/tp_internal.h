@@ -44,5 +44,9 @@ static inline int tp_is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n
 extern const tp_format tp_fmt_qwen25;
 extern const tp_format tp_fmt_hermes;
 int tp_fmt_jsontag_init(void);
+extern const tp_format tp_fmt_glm45;
+extern const tp_format tp_fmt_glm47;
+int tp_fmt_glm_init(void);
+void tp_params_free(tp_parser *p);
 
 #endif

@@ -7,6 +7,8 @@
 static const tp_format *const FORMATS[] = {
     &tp_fmt_qwen25,
     &tp_fmt_hermes,
+    &tp_fmt_glm45,
+    &tp_fmt_glm47,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];
@@ -17,6 +19,8 @@ int tp_global_init(void)
     if (initialized)
         return 0;
     if (tp_fmt_jsontag_init())
+        return -1;
+    if (tp_fmt_glm_init())
         return -1;
     for (size_t i = 0; i < NFORMATS; i++)
         FORMAT_NAMES[i] = FORMATS[i]->name;
@@ -72,6 +76,7 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
         p->lim.max_name = TP_DEFAULT_MAX_NAME;
     p->flags = flags;
     p->cur = -1;
+    p->tool_id = -1;
     tp_buf_init(&p->out, 0);
     tp_buf_init(&p->ws, TP_WS_HOLD_MAX);
     tp_buf_init(&p->name, p->lim.max_name);
@@ -94,6 +99,7 @@ void tp_parser_free(tp_parser *p)
     free(p->tools.off);
     free(p->tools.slots);
     memset(&p->tools, 0, sizeof(p->tools));
+    tp_params_free(p);
 }
 
 /* ---- tool set: open addressing over FNV-1a ---- */

@@ -21,6 +21,11 @@ typedef enum {
     TP_EV_ARGS = 3,       /* call: index; span: next bytes of the JSON arguments */
     TP_EV_CALL_END = 4,   /* call: index; arguments are complete */
     TP_EV_ERROR = 5,      /* code, offset, call (or -1); span: detail text */
+    TP_EV_RAW_VALUE = 6,  /* call: index; span: key bytes then the raw value text;
+                           * offset: key length. Schema-typed formats (GLM) hand
+                           * over a value the core does not type itself: the
+                           * binding converts it to JSON text, which takes the
+                           * event's place in the argument stream. */
 } tp_event_type;
 
 typedef struct {
@@ -101,7 +106,18 @@ struct tp_parser {
     tp_buf name, key, pending;
     tp_json js; /* value scanner */
     tp_json ks; /* key / name scanner */
+
+    /* schema-typed formats: parameter kinds (tp_parser_add_param) */
+    tp_toolset params;   /* keys: tool id (4 bytes) + parameter name */
+    uint8_t *param_kind; /* by params id */
+    int32_t tool_id;     /* declared tool of the open call, -1 if none */
 };
+
+/* Kinds of declared parameters (schema-typed formats). A TP_PARAM_STRING
+ * value streams as JSON string content while it is generated; any other
+ * value (TP_PARAM_OTHER or undeclared) is handed over whole as a
+ * TP_EV_RAW_VALUE event once it closes. */
+enum { TP_PARAM_UNKNOWN = 0, TP_PARAM_STRING = 1, TP_PARAM_OTHER = 2 };
 
 /* Call once per process before anything else (idempotent). */
 int tp_global_init(void);
@@ -118,6 +134,11 @@ void tp_parser_free(tp_parser *p);
 /* Declares a tool name. Returns its id, or -1 on allocation failure. */
 int tp_parser_add_tool(tp_parser *p, const uint8_t *name, size_t len);
 int tp_parser_find_tool(const tp_parser *p, const uint8_t *name, size_t len);
+/* Declares the kind of parameter `name` of tool `tool_id` (an id returned by
+ * tp_parser_add_tool). Returns 0, or -1 on allocation failure / bad id. */
+int tp_parser_add_param(tp_parser *p, int tool_id, const uint8_t *name, size_t len, int kind);
+/* TP_PARAM_* of a parameter; TP_PARAM_UNKNOWN if it was not declared. */
+int tp_parser_param_kind(const tp_parser *p, int tool_id, const uint8_t *name, size_t len);
 
 /* Feeds a chunk / ends the stream. Returns 0, or -1 if memory ran out (the
  * parser is then unusable). Events are in tp_parser_events(). */

@@ -9,6 +9,8 @@ from libc.stdint cimport uint8_t, int32_t, uint32_t
 
 from sglang_toolparse._ctp cimport *
 
+import json as _json
+
 cdef extern from "Python.h":
     bint PyUnicode_IS_ASCII(object)
     void *PyUnicode_DATA(object)
@@ -161,9 +163,17 @@ cdef inline str _span(const uint8_t *out, size_t start, size_t n):
 cdef class StreamParser:
     """Incremental parser for one stream of model output.
 
-    StreamParser(format, tool_names=None, *, forward_unknown=False, **limits)
+    StreamParser(format, tool_names=None, *, forward_unknown=False,
+                 string_params=None, converter=None, **limits)
     `tool_names` is an iterable of declared tool names; None accepts every
     name. feed(text) and finish() return a list of events.
+
+    Schema-typed formats (GLM): `string_params` maps a declared tool name to
+    the names of its string-typed parameters (they stream as JSON strings);
+    every other value is handed whole to `converter`, an object with
+    begin(name) -> bool (True: hold the call's arguments until it ends),
+    value(key, raw) -> JSON text (ignored when holding), end() -> JSON
+    arguments (used when holding) and reset() (the call failed).
     """
     cdef tp_parser p
     cdef bint inited
@@ -172,12 +182,15 @@ cdef class StreamParser:
     cdef str _name
     cdef readonly int calls_started
     cdef readonly bint finished
+    cdef object _conv
+    cdef bint _whole
 
     def __cinit__(self):
         self.inited = False
 
     def __init__(self, str format, tool_names=None, *, bint forward_unknown=False,
-                 max_buffer=None, max_depth=None, max_calls=None, max_name=None):
+                 max_buffer=None, max_depth=None, max_calls=None, max_name=None,
+                 string_params=None, converter=None):
         cdef tp_limits lim
         cdef uint32_t flags = 0
         cdef bytes b
@@ -207,11 +220,22 @@ cdef class StreamParser:
         self.format = format
         self._args = []
         self._name = None
+        cdef int tid
+        cdef bytes pb
+        self._conv = converter
+        self._whole = False
         if tool_names is not None:
             for name in tool_names:
                 b = (<str?>name).encode("utf-8", "surrogatepass")
-                if tp_parser_add_tool(&self.p, <const uint8_t *>b, len(b)) < 0:
+                tid = tp_parser_add_tool(&self.p, <const uint8_t *>b, len(b))
+                if tid < 0:
                     raise MemoryError()
+                if string_params:
+                    for pname in string_params.get(name, ()):
+                        pb = (<str?>pname).encode("utf-8", "surrogatepass")
+                        if tp_parser_add_param(&self.p, tid, <const uint8_t *>pb, len(pb),
+                                               TP_PARAM_STRING) < 0:
+                            raise MemoryError()
 
     def __dealloc__(self):
         if self.inited:
@@ -272,11 +296,13 @@ cdef class StreamParser:
                 t.text = _span(out, e.start, e.len)
                 res.append(t)
             elif e.type == TP_EV_ARGS:
-                ad = ArgsDelta.__new__(ArgsDelta)
-                ad.index = e.call
-                ad.delta = _span(out, e.start, e.len)
-                self._args.append(ad.delta)
-                res.append(ad)
+                if not self._whole:
+                    self._add_args(res, e.call, _span(out, e.start, e.len))
+            elif e.type == TP_EV_RAW_VALUE:
+                s = self._convert(_span(out, e.start, <size_t>e.offset),
+                                  _span(out, e.start + <size_t>e.offset, e.len - <size_t>e.offset))
+                if not self._whole:
+                    self._add_args(res, e.call, s)
             elif e.type == TP_EV_CALL_START:
                 cs = CallStart.__new__(CallStart)
                 cs.index = e.call
@@ -284,8 +310,16 @@ cdef class StreamParser:
                 self._name = cs.name
                 self._args = []
                 self.calls_started += 1
+                if self._conv is not None:
+                    self._whole = bool(self._conv.begin(cs.name))
                 res.append(cs)
             elif e.type == TP_EV_CALL_END:
+                if self._conv is not None:
+                    s = self._conv.end()
+                    if self._whole:
+                        self._whole = False
+                        self._args = []
+                        self._add_args(res, e.call, s)
                 ce = CallEnd.__new__(CallEnd)
                 ce.index = e.call
                 ce.name = self._name
@@ -300,8 +334,31 @@ cdef class StreamParser:
                 pe.detail = _span(out, e.start, e.len)
                 if e.call >= 0:
                     self._args = []
+                    if self._conv is not None:
+                        self._conv.reset()
+                    self._whole = False
                 res.append(pe)
         return res
+
+    cdef void _add_args(self, list res, int index, str delta):
+        cdef ArgsDelta ad
+        if not delta:
+            return
+        self._args.append(delta)
+        if res:
+            last = res[len(res) - 1]
+            if type(last) is ArgsDelta and (<ArgsDelta>last).index == index:
+                (<ArgsDelta>last).delta = (<ArgsDelta>last).delta + delta
+                return
+        ad = ArgsDelta.__new__(ArgsDelta)
+        ad.index = index
+        ad.delta = delta
+        res.append(ad)
+
+    cdef str _convert(self, str key, str raw):
+        if self._conv is None:  # no typing rules: a value is its raw text
+            return _json.dumps(raw, ensure_ascii=False)
+        return self._conv.value(key, raw)
 
 
 cdef object _positive(value, str what):

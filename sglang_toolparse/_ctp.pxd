@@ -8,6 +8,7 @@ cdef extern from "tp_parser.h" nogil:
         TP_EV_ARGS
         TP_EV_CALL_END
         TP_EV_ERROR
+        TP_EV_RAW_VALUE
 
     ctypedef struct tp_event:
         uint8_t type
@@ -37,6 +38,9 @@ cdef extern from "tp_parser.h" nogil:
         TP_DEFAULT_MAX_DEPTH
         TP_DEFAULT_MAX_CALLS
         TP_DEFAULT_MAX_NAME
+        TP_PARAM_UNKNOWN
+        TP_PARAM_STRING
+        TP_PARAM_OTHER
 
     int tp_global_init()
     const tp_format *tp_format_find(const char *name)
@@ -46,6 +50,7 @@ cdef extern from "tp_parser.h" nogil:
     int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags)
     void tp_parser_free(tp_parser *p)
     int tp_parser_add_tool(tp_parser *p, const uint8_t *name, size_t len)
+    int tp_parser_add_param(tp_parser *p, int tool_id, const uint8_t *name, size_t len, int kind)
     int tp_parser_feed(tp_parser *p, const uint8_t *data, size_t n)
     int tp_parser_finish(tp_parser *p)
     const tp_event *tp_parser_events(const tp_parser *p, size_t *n)

@@ -1,0 +1,509 @@
+/* GLM-4.5/4.6 ("glm45") and GLM-4.7/5 ("glm47"):
+ *
+ *   <tool_call>NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n...</tool_call>
+ *   <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...</tool_call>
+ *
+ * Both spellings are read by one state machine: the name ends at <arg_key>,
+ * </tool_call>, a newline or a literal "\n" escape (surrounding whitespace
+ * is stripped); between the parts, whitespace and literal "\n" escapes (and
+ * anything else, as SGLang's regexes skip it) are ignored. Zero-argument
+ * calls give {}. A missing </tool_call> before the next <tool_call> is
+ * tolerated; the end of the stream inside a call is an "unterminated" error.
+ *
+ * Values are raw text whose JSON type comes from the tool's schema. The core
+ * decides *how to stream* a value; the typing rules (SGLang's, ported to
+ * sglang_toolparse/glm_types.py) decide *what* a non-string value becomes:
+ *
+ *  - A parameter declared TP_PARAM_STRING (tp_parser_add_param) streams as
+ *    JSON-escaped string content while it is generated, holding back only a
+ *    possible partial </arg_value>; whitespace inside the value is kept.
+ *    SGLang's rules make a string-typed value differ from its raw text only
+ *    when it is quoted or escaped (first non-blank byte " ' or \), or, for
+ *    glm45, when the whole value is a JSON value (it becomes
+ *    str(json.loads(v))). So the value is held while that is still possible
+ *    (glm45: an incremental JSON validator runs over the held bytes, and a
+ *    backslash keeps it held) and streams from the moment it is not. If it
+ *    is still possible at </arg_value>, the value is handed over raw.
+ *  - Every other value (declared non-string, undeclared key, forwarded
+ *    unknown tool, no tool list) is held (bounded by lim.max_buffer) until
+ *    </arg_value> and handed over as one TP_EV_RAW_VALUE event (span = key
+ *    bytes then value bytes, offset = key length). The binding converts it
+ *    with the typing rules and puts the JSON text in the event's place in
+ *    the argument stream, so the deltas still concatenate to the arguments.
+ *
+ * The core writes '{', '"key": ', ', ', streamed strings and '}' itself, so
+ * one-shot and streamed results are the same for every chunking. Each byte
+ * is examined once; state held between feeds is bounded by the limits. */
+#include <string.h>
+
+#include "tp_internal.h"
+
+enum {
+    M_TEXT,      /* prose; looking for <tool_call> */
+    M_NAME,      /* tool name */
+    M_BETWEEN,   /* before <arg_key> or </tool_call> */
+    M_KEY,       /* inside <arg_key>...</arg_key> */
+    M_AFTER_KEY, /* before <arg_value> */
+    M_VALUE,     /* inside <arg_value>...</arg_value> */
+    M_SKIP,      /* a broken call: drop everything up to its end tag */
+};
+enum { VK_DROP, VK_RAW, VK_HOLD, VK_STREAM };
+#define TAG_LEN 11 /* strlen("<tool_call>") */
+
+static tp_matcher text_m;  /* <tool_call>, stray </tool_call> */
+static tp_matcher name_m;  /* <arg_key>, </tool_call>, \n, literal \n */
+static tp_matcher between_m; /* <arg_key>, </tool_call>, <tool_call> */
+static tp_matcher key_m;   /* </arg_key> */
+static tp_matcher akey_m;  /* <arg_value>, <arg_key>, </tool_call>, <tool_call> */
+static tp_matcher value_m; /* </arg_value> */
+static tp_matcher skip_m;  /* </tool_call>, <tool_call> */
+
+int tp_fmt_glm_init(void)
+{
+    static const char *const text_p[] = {"<tool_call>", "</tool_call>"};
+    static const char *const name_p[] = {"<arg_key>", "</tool_call>", "\n", "\\n"};
+    static const char *const between_p[] = {"<arg_key>", "</tool_call>", "<tool_call>"};
+    static const char *const key_p[] = {"</arg_key>"};
+    static const char *const akey_p[] = {"<arg_value>", "<arg_key>", "</tool_call>", "<tool_call>"};
+    static const char *const value_p[] = {"</arg_value>"};
+    static const char *const skip_p[] = {"</tool_call>", "<tool_call>"};
+    if (tp_matcher_build(&text_m, text_p, 2) || tp_matcher_build(&name_m, name_p, 4) ||
+        tp_matcher_build(&between_m, between_p, 3) || tp_matcher_build(&key_m, key_p, 1) ||
+        tp_matcher_build(&akey_m, akey_p, 4) || tp_matcher_build(&value_m, value_p, 1) ||
+        tp_matcher_build(&skip_m, skip_p, 2))
+        return -1;
+    return 0;
+}
+
+static int is_glm45(const tp_parser *p) { return p->fmt == &tp_fmt_glm45; }
+
+static int is_blank(uint8_t c) { return tp_is_ws(c) || c == '\v' || c == '\f'; }
+
+/* ---- JSON string escaping (json.dumps(s, ensure_ascii=False) form) ---- */
+
+static const char HEX[] = "0123456789abcdef";
+
+static int esc_append(tp_buf *b, const uint8_t *s, size_t n)
+{
+    size_t run = 0; /* start of the pending run of bytes copied verbatim */
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = s[i];
+        char e[6];
+        size_t el = 0;
+        size_t skip = 1;
+        if (c == '"' || c == '\\') {
+            e[0] = '\\';
+            e[1] = (char)c;
+            el = 2;
+        } else if (c < 0x20) {
+            e[0] = '\\';
+            el = 2;
+            switch (c) {
+            case '\b': e[1] = 'b'; break;
+            case '\f': e[1] = 'f'; break;
+            case '\n': e[1] = 'n'; break;
+            case '\r': e[1] = 'r'; break;
+            case '\t': e[1] = 't'; break;
+            default:
+                e[1] = 'u';
+                e[2] = '0';
+                e[3] = '0';
+                e[4] = HEX[c >> 4];
+                e[5] = HEX[c & 0xF];
+                el = 6;
+            }
+        } else if (c == 0xED && i + 2 < n && s[i + 1] >= 0xA0 && s[i + 1] <= 0xBF) {
+            /* a lone surrogate (surrogatepass input): keep it escaped */
+            uint32_t cp = 0xD000u | ((uint32_t)(s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3Fu);
+            e[0] = '\\';
+            e[1] = 'u';
+            e[2] = HEX[(cp >> 12) & 0xF];
+            e[3] = HEX[(cp >> 8) & 0xF];
+            e[4] = HEX[(cp >> 4) & 0xF];
+            e[5] = HEX[cp & 0xF];
+            el = 6;
+            skip = 3;
+        } else {
+            continue;
+        }
+        if (tp_buf_append(b, s + run, i - run) || tp_buf_append(b, e, el))
+            return -1;
+        i += skip - 1;
+        run = i + 1;
+    }
+    return tp_buf_append(b, s + run, n - run);
+}
+
+static void args_lit(tp_parser *p, const char *s)
+{
+    if (!p->discard)
+        tp_ev_args(p, (const uint8_t *)s, strlen(s));
+}
+
+static void args_esc(tp_parser *p, const uint8_t *s, size_t n)
+{
+    size_t start = p->out.len;
+    if (esc_append(&p->out, s, n)) {
+        p->oom = 1;
+        return;
+    }
+    tp_ev_args_from(p, start);
+}
+
+/* ---- call lifecycle ---- */
+
+static void start_call(tp_parser *p, uint64_t off)
+{
+    tp_text_call_starts(p);
+    p->mode = M_NAME;
+    p->node = 0;
+    p->call_off = off;
+    p->discard = 0;
+    p->first = 1;
+    p->tool_id = -1;
+    tp_buf_clear(&p->name);
+    tp_buf_clear(&p->key);
+    tp_buf_clear(&p->pending);
+}
+
+/* an error inside the call: report it and skip to the end tag */
+static void broken(tp_parser *p, int code, uint64_t off)
+{
+    tp_call_fail(p, code, off);
+    tp_buf_clear(&p->pending);
+    tp_buf_shrink(&p->pending, 0);
+    p->mode = M_SKIP;
+    p->node = 0;
+    p->after_call = 1;
+}
+
+static void end_call(tp_parser *p)
+{
+    if (!p->discard) {
+        args_lit(p, p->first ? "{}" : "}");
+        tp_call_close(p);
+    } else {
+        p->after_call = 1;
+    }
+    p->mode = M_TEXT;
+    p->node = 0;
+    tp_buf_clear(&p->pending);
+    tp_buf_shrink(&p->pending, 0);
+}
+
+static void strip(tp_buf *b, size_t *from)
+{
+    size_t a = 0;
+    while (a < b->len && is_blank(b->data[a]))
+        a++;
+    while (b->len > a && is_blank(b->data[b->len - 1]))
+        b->len--;
+    *from = a;
+}
+
+/* the name is complete; `match` is the name_m marker that ended it */
+static void name_done(tp_parser *p, int match, uint64_t off)
+{
+    size_t a;
+    strip(&p->name, &a);
+    if (p->name.len == a) {
+        if (match == 2 || match == 3) /* blank line before the name */
+            return;
+        if (match == 1) { /* <tool_call></tool_call> */
+            tp_ev_error(p, TP_ERR_BAD_NAME, off, -1, NULL, 0);
+            p->mode = M_TEXT;
+            p->after_call = 1;
+        } else {
+            broken(p, TP_ERR_BAD_NAME, off);
+        }
+        return;
+    }
+    const uint8_t *name = p->name.data + a;
+    size_t len = p->name.len - a;
+    if (tp_call_open(p, name, len, p->call_off)) {
+        p->tool_id = tp_parser_find_tool(p, name, len);
+    } else {
+        p->discard = 1; /* reported; read on to find the end of the call */
+    }
+    if (match == 0)
+        p->mode = M_KEY;
+    else if (match == 1)
+        end_call(p);
+    else
+        p->mode = M_BETWEEN;
+    tp_buf_clear(&p->key);
+}
+
+/* <arg_value> opens the value of the key just read */
+static void value_open(tp_parser *p)
+{
+    p->mode = M_VALUE;
+    p->fstate = 0;
+    tp_buf_clear(&p->pending);
+    if (p->discard) {
+        p->vkind = VK_DROP;
+        return;
+    }
+    size_t a;
+    strip(&p->key, &a);
+    if (a) {
+        memmove(p->key.data, p->key.data + a, p->key.len - a);
+        p->key.len -= a;
+    }
+    args_lit(p, p->first ? "{\"" : ", \"");
+    p->first = 0;
+    args_esc(p, p->key.data, p->key.len);
+    args_lit(p, "\": ");
+    int kind = tp_parser_param_kind(p, p->tool_id, p->key.data, p->key.len);
+    if (kind == TP_PARAM_STRING) {
+        p->vkind = VK_HOLD;
+        if (is_glm45(p))
+            tp_json_init(&p->js, TPJ_MODE_NORMAL, p->lim.max_depth);
+    } else {
+        p->vkind = VK_RAW;
+    }
+}
+
+static void hold(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    if (tp_buf_append(&p->pending, s, n))
+        broken(p, TP_ERR_BUFFER_LIMIT, off);
+}
+
+/* a held string value cannot be typed as anything but its raw text: stream */
+static void commit_stream(tp_parser *p, const uint8_t *s, size_t n)
+{
+    args_lit(p, "\"");
+    args_esc(p, p->pending.data, p->pending.len);
+    args_esc(p, s, n);
+    tp_buf_clear(&p->pending);
+    tp_buf_shrink(&p->pending, 0);
+    p->vkind = VK_STREAM;
+}
+
+static int all_blank(const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!tp_is_ws(s[i]))
+            return 0;
+    return 1;
+}
+
+/* content bytes of a string-typed value while its fate is open */
+static void hold_string(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    if (p->fstate == 0) { /* nothing but blanks so far */
+        size_t i = 0;
+        while (i < n && tp_is_ws(s[i]))
+            i++;
+        if (i == n) {
+            hold(p, s, n, off);
+            return;
+        }
+        if (s[i] == '"' || s[i] == '\'' || s[i] == '\\') {
+            p->vkind = VK_RAW; /* quoted or escaped: typed as a whole */
+            hold(p, s, n, off);
+            return;
+        }
+        if (!is_glm45(p)) {
+            commit_stream(p, s, n);
+            return;
+        }
+        p->fstate = 1;
+    }
+    /* glm45: held while the value may still be one JSON value */
+    const uint8_t *bs = memchr(s, '\\', n);
+    size_t lim = bs ? (size_t)(bs - s) : n;
+    int json_possible;
+    if (tp_json_done(&p->js)) {
+        json_possible = all_blank(s, lim);
+    } else {
+        size_t k = tp_json_feed(&p->js, s, lim, NULL);
+        json_possible = !tp_json_failed(&p->js) && (k == lim || all_blank(s + k, lim - k));
+    }
+    if (!json_possible) {
+        commit_stream(p, s, n);
+        return;
+    }
+    if (bs)
+        p->vkind = VK_RAW; /* an escape may unescape into JSON: typed as a whole */
+    hold(p, s, n, off);
+}
+
+static void value_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    if (n == 0)
+        return;
+    switch (p->vkind) {
+    case VK_DROP:
+        break;
+    case VK_STREAM:
+        args_esc(p, s, n);
+        break;
+    case VK_RAW:
+        hold(p, s, n, off);
+        break;
+    case VK_HOLD:
+        hold_string(p, s, n, off);
+        break;
+    }
+}
+
+static void value_close(tp_parser *p)
+{
+    p->mode = M_BETWEEN;
+    if (p->vkind == VK_STREAM) {
+        args_lit(p, "\"");
+    } else if (p->vkind == VK_RAW || p->vkind == VK_HOLD) {
+        size_t start = p->out.len;
+        if (tp_buf_append(&p->out, p->key.data, p->key.len) ||
+            tp_buf_append(&p->out, p->pending.data, p->pending.len)) {
+            p->oom = 1;
+            return;
+        }
+        tp_ev_mark(p, TP_EV_RAW_VALUE, p->cur, start);
+        if (!p->oom)
+            p->ev[p->nev - 1].offset = p->key.len;
+    }
+    tp_buf_clear(&p->pending);
+    tp_buf_shrink(&p->pending, 1u << 16);
+}
+
+/* Scans s[0:n) with m; non-marker bytes (including held-back bytes that
+ * turned out to be content) go to `sink` (NULL: dropped). */
+typedef void (*sink_fn)(tp_parser *p, const uint8_t *s, size_t n, uint64_t off);
+
+static size_t scan(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n, int *match,
+                   sink_fn sink, uint64_t off)
+{
+    tp_scan_res r;
+    uint8_t old = p->node;
+    tp_matcher_scan(m, &p->node, s, n, &r);
+    if (sink) {
+        if (r.held_text) {
+            size_t hl;
+            const uint8_t *held = tp_matcher_path(m, old, &hl);
+            sink(p, held, r.held_text, off);
+        }
+        if (r.text_len && p->mode != M_SKIP)
+            sink(p, s, r.text_len, off);
+    }
+    *match = r.match;
+    return r.consumed;
+}
+
+static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    if (p->name.len == 0) { /* leading blanks */
+        while (n && is_blank(*s)) {
+            s++;
+            n--;
+        }
+    }
+    if (n && tp_buf_append(&p->name, s, n))
+        broken(p, TP_ERR_BAD_NAME, off);
+}
+
+static void key_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    if (tp_buf_append(&p->key, s, n))
+        broken(p, TP_ERR_BUFFER_LIMIT, off);
+}
+
+static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && !p->oom) {
+        uint64_t off = p->base + i;
+        int match;
+        switch (p->mode) {
+        case M_TEXT:
+            i += tp_scan_text(p, &text_m, s + i, n - i, &match);
+            if (match == 0)
+                start_call(p, p->base + i - TAG_LEN);
+            break;
+        case M_NAME:
+            i += scan(p, &name_m, s + i, n - i, &match, name_bytes, off);
+            if (match >= 0 && p->mode == M_NAME)
+                name_done(p, match, p->base + i);
+            break;
+        case M_BETWEEN:
+            i += scan(p, &between_m, s + i, n - i, &match, NULL, off);
+            if (match == 0) {
+                p->mode = M_KEY;
+                tp_buf_clear(&p->key);
+            } else if (match == 1) {
+                end_call(p);
+            } else if (match == 2) {
+                end_call(p);
+                start_call(p, p->base + i - TAG_LEN);
+            }
+            break;
+        case M_KEY:
+            i += scan(p, &key_m, s + i, n - i, &match, key_bytes, off);
+            if (match == 0 && p->mode == M_KEY)
+                p->mode = M_AFTER_KEY;
+            break;
+        case M_AFTER_KEY:
+            i += scan(p, &akey_m, s + i, n - i, &match, NULL, off);
+            if (match == 0) {
+                value_open(p);
+            } else if (match == 1) {
+                p->mode = M_KEY;
+                tp_buf_clear(&p->key);
+            } else if (match == 2) {
+                end_call(p);
+            } else if (match == 3) {
+                end_call(p);
+                start_call(p, p->base + i - TAG_LEN);
+            }
+            break;
+        case M_VALUE:
+            i += scan(p, &value_m, s + i, n - i, &match, value_bytes, off);
+            if (match == 0 && p->mode == M_VALUE)
+                value_close(p);
+            break;
+        case M_SKIP: {
+            int junk;
+            size_t junk_at = 0;
+            i += tp_scan_skip(p, &skip_m, s + i, n - i, &match, &junk, &junk_at);
+            if (match == 0) {
+                p->mode = M_TEXT;
+                p->after_call = 1;
+            } else if (match == 1) {
+                start_call(p, p->base + i - TAG_LEN);
+            }
+            break;
+        }
+        }
+    }
+}
+
+static int glm_feed_cb(tp_parser *p, const uint8_t *s, size_t n)
+{
+    glm_feed(p, s, n);
+    return 0;
+}
+
+static void glm_finish(tp_parser *p)
+{
+    switch (p->mode) {
+    case M_TEXT:
+        tp_release_held(p, &text_m);
+        break;
+    case M_SKIP:
+        p->node = 0; /* a partial end tag: markup, not prose */
+        break;
+    default:
+        /* end of stream inside a call */
+        tp_buf_clear(&p->pending);
+        p->node = 0;
+        tp_call_fail(p, TP_ERR_UNTERMINATED, p->base);
+        p->after_call = 1;
+        break;
+    }
+    tp_text_finish(p);
+}
+
+const tp_format tp_fmt_glm45 = {"glm45", glm_feed_cb, glm_finish};
+const tp_format tp_fmt_glm47 = {"glm47", glm_feed_cb, glm_finish};
