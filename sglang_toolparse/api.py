@@ -1,7 +1,7 @@
 """Standalone Python API. Imports neither SGLang, torch nor pydantic."""
 from __future__ import annotations
 
-from typing import Any, Iterable, List, NamedTuple, Optional
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from sglang_toolparse import _core
 from sglang_toolparse._core import CallEnd, ParseError, Text
@@ -10,7 +10,12 @@ from sglang_toolparse._core import CallEnd, ParseError, Text
 FORMAT_ALIASES = {
     "qwen": "qwen25",
     "qwen3": "qwen25",
+    "glm": "glm45",
+    "glm4": "glm45",
 }
+
+# Formats whose argument values are typed by the tools' JSON schemas.
+SCHEMA_TYPED_FORMATS = ("glm45", "glm47")
 
 
 def available_formats() -> List[str]:
@@ -41,6 +46,32 @@ def tool_names(tools: Optional[Iterable[Any]]) -> Optional[List[str]]:
     return [_tool_name(t) for t in tools]
 
 
+def _tool_schema(tool: Any) -> Any:
+    if isinstance(tool, str):
+        return None
+    if isinstance(tool, dict):
+        fn = tool.get("function", tool)
+        return fn.get("parameters") if isinstance(fn, dict) else None
+    fn = getattr(tool, "function", tool)
+    return getattr(fn, "parameters", None)
+
+
+def tool_schemas(tools: Optional[Iterable[Any]]) -> Optional[List[Tuple[str, Any]]]:
+    """(name, parameters JSON schema or None) of each tool, in order."""
+    if tools is None:
+        return None
+    return [(_tool_name(t), _tool_schema(t)) for t in tools]
+
+
+def _schema_options(fmt: str, tools: Optional[Iterable[Any]]) -> Dict[str, Any]:
+    if fmt not in SCHEMA_TYPED_FORMATS:
+        return {}
+    from sglang_toolparse.glm_types import GlmConverter
+
+    conv = GlmConverter(fmt, tool_schemas(tools))
+    return {"string_params": conv.string_params, "converter": conv}
+
+
 class StreamParser(_core.StreamParser):
     """Incremental parser for one stream of model output.
 
@@ -53,7 +84,11 @@ class StreamParser(_core.StreamParser):
     """
 
     def __init__(self, format: str, tools: Optional[Iterable[Any]] = None, **options: Any):
-        super().__init__(FORMAT_ALIASES.get(format, format), tool_names(tools), **options)
+        fmt = FORMAT_ALIASES.get(format, format)
+        if tools is not None and not isinstance(tools, (list, tuple)):
+            tools = list(tools)
+        options.update(_schema_options(fmt, tools))
+        super().__init__(fmt, tool_names(tools), **options)
 
 
 class ToolCall(NamedTuple):

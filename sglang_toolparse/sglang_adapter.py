@@ -197,3 +197,39 @@ class HermesNativeDetector(NativeDetectorMixin, HermesDetector):
     _tp_markers = ("<tool_call>",)
     parser_name = "hermes_native"
 
+
+
+# --- GLM: values typed by the tools' schemas ---------------------------------
+from sglang.srt.function_call.glm4_moe_detector import Glm4MoeDetector  # noqa: E402
+from sglang.srt.function_call.glm47_moe_detector import Glm47MoeDetector  # noqa: E402
+
+
+class _SchemaTypedMixin(NativeDetectorMixin):
+    """The parser also gets the tools' schemas (StreamParser reads
+    `function.parameters` of SGLang's Tool models), so values are typed by
+    SGLang's rules (ported in sglang_toolparse.glm_types)."""
+
+    def _new_parser(self, tools: Any) -> StreamParser:
+        tools = list(tools or [])
+        self._tp_tools = tool_names(tools)
+        return StreamParser(
+            self._tp_format,
+            tools,
+            forward_unknown=bool(envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get()),
+        )
+
+
+class Glm45NativeDetector(_SchemaTypedMixin, Glm4MoeDetector):
+    """GLM-4.5 / GLM-4.6 (`<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>...`), native core."""
+
+    _tp_format = "glm45"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "glm45_native"
+
+
+class Glm47NativeDetector(_SchemaTypedMixin, Glm47MoeDetector):
+    """GLM-4.7 / GLM-5 (`<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...`), native core."""
+
+    _tp_format = "glm47"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "glm47_native"

@@ -30,6 +30,9 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "qwen25_native": ("Qwen25NativeDetector", "qwen25"),
     "qwen_native": ("Qwen25NativeDetector", "qwen"),
     "hermes_native": ("HermesNativeDetector", "hermes"),
+    "glm_native": ("Glm45NativeDetector", "glm"),
+    "glm45_native": ("Glm45NativeDetector", "glm45"),
+    "glm47_native": ("Glm47NativeDetector", "glm47"),
 }
 
 

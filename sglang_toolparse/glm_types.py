@@ -1,0 +1,495 @@
+"""Schema typing of GLM argument values, without SGLang.
+
+GLM writes every argument value as raw text; its JSON type comes from the
+tool's schema. These are SGLang's rules (sglang 0.5.23,
+srt/function_call/glm4_moe_detector.py, glm47_moe_detector.py and
+utils.py; Apache-2.0), ported so the standalone parser types values exactly
+as SGLang's one-shot `detect_and_parse` does, without importing SGLang.
+
+The C core streams a string-typed value itself and hands every other value
+over raw; `GlmConverter` turns such a value into JSON text (see
+csrc/fmt_glm.c for how the work is split). Values SGLang cannot serialize
+(a Python set or bytes from its `ast.literal_eval` fallback) make its whole
+`detect_and_parse` fail; here they stay the raw string instead.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import threading
+import warnings
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+Schemas = Sequence[Tuple[str, Any]]  # (tool name, parameters schema or None)
+
+# ---------------------------------------------------------------- shared
+
+_ast_lock = threading.Lock()
+
+
+def safe_literal_eval(value: str) -> Any:
+    # SGLang's utils.safe_literal_eval: invalid-escape warnings suppressed
+    with _ast_lock, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=SyntaxWarning)
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        return ast.literal_eval(value)
+
+
+def get_schema_properties(schema: Any) -> Dict[str, Any]:
+    if not isinstance(schema, dict):
+        return {}
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        return properties
+    merged: Dict[str, Any] = {}
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        branches = schema.get(keyword)
+        if isinstance(branches, list):
+            for branch in branches:
+                for key, value in get_schema_properties(branch).items():
+                    merged.setdefault(key, value)
+    return merged
+
+
+def infer_type_from_json_schema(schema: Any) -> Optional[str]:
+    if not isinstance(schema, dict):
+        return None
+    if "type" in schema:
+        type_value = schema["type"]
+        if isinstance(type_value, str):
+            return type_value
+        elif isinstance(type_value, list) and type_value:
+            non_null_types = [t for t in type_value if t != "null"]
+            if non_null_types:
+                return non_null_types[0]
+            return "string"
+    if "anyOf" in schema or "oneOf" in schema:
+        schemas = schema.get("anyOf") or schema.get("oneOf")
+        types = []
+        if isinstance(schemas, list):
+            for sub_schema in schemas:
+                inferred_type = infer_type_from_json_schema(sub_schema)
+                if inferred_type:
+                    types.append(inferred_type)
+            if types:
+                if len(set(types)) == 1:
+                    return types[0]
+                if len(set(types)) == 2 and "null" in types:
+                    return [t for t in types if t != "null"][0]
+                if "string" in types:
+                    return "string"
+                return types[0]
+    if "enum" in schema and isinstance(schema["enum"], list):
+        if not schema["enum"]:
+            return "string"
+        enum_types = set()
+        for value in schema["enum"]:
+            if value is None:
+                enum_types.add("null")
+            elif isinstance(value, bool):
+                enum_types.add("boolean")
+            elif isinstance(value, int):
+                enum_types.add("integer")
+            elif isinstance(value, float):
+                enum_types.add("number")
+            elif isinstance(value, str):
+                enum_types.add("string")
+            elif isinstance(value, list):
+                enum_types.add("array")
+            elif isinstance(value, dict):
+                enum_types.add("object")
+        if len(enum_types) == 1:
+            return enum_types.pop()
+        return "string"
+    if "allOf" in schema and isinstance(schema["allOf"], list):
+        for sub_schema in schema["allOf"]:
+            inferred_type = infer_type_from_json_schema(sub_schema)
+            if inferred_type and inferred_type != "string":
+                return inferred_type
+        return "string"
+    if "properties" in schema:
+        return "object"
+    if "items" in schema:
+        return "array"
+    return None
+
+
+def _convert_to_number(value: str) -> Any:
+    try:
+        if "." in value or "e" in value.lower():
+            return float(value)
+        else:
+            return int(value)
+    except (ValueError, AttributeError):
+        return value
+
+
+def _convert_to_integer(value: str) -> Any:
+    try:
+        return int(value)
+    except (ValueError, AttributeError):
+        return value
+
+
+# ------------------------------------------------------- GLM-4.5 / GLM-4.6
+
+
+def glm45_argument_type(tools: Schemas, func_name: str, arg_key: str) -> Optional[str]:
+    name2params = {name: params for name, params in tools}  # last one wins, as in SGLang
+    if func_name not in name2params:
+        return None
+    properties = get_schema_properties(name2params[func_name])
+    if arg_key not in properties:
+        return None
+    return infer_type_from_json_schema(properties[arg_key])
+
+
+def glm45_parse_arguments(json_value: str, arg_type: Optional[str] = None) -> Tuple[Any, bool]:
+    try:
+        parsed_value = json.loads(json_value)
+        if arg_type == "number" and isinstance(parsed_value, str):
+            parsed_value = _convert_to_number(parsed_value)
+        return parsed_value, True
+    except (json.JSONDecodeError, ValueError):
+        pass
+    try:
+        wrapped = json.loads('{"tmp": "' + json_value + '"}')
+        parsed_value = json.loads(wrapped["tmp"])
+        if arg_type == "number" and isinstance(parsed_value, str):
+            parsed_value = _convert_to_number(parsed_value)
+        return parsed_value, True
+    except (json.JSONDecodeError, ValueError, KeyError):
+        pass
+    if arg_type == "string":
+        if len(json_value) >= 2 and json_value[0] == json_value[-1] and json_value[0] in {'"', "'"}:
+            return json_value[1:-1], True
+        return json_value, True
+    try:
+        return safe_literal_eval(json_value), True
+    except (ValueError, SyntaxError):
+        pass
+    try:
+        return json.loads(json.dumps(str(json_value))), True
+    except (json.JSONDecodeError, ValueError):
+        return json_value, False
+
+
+def glm45_value(tools: Schemas, func_name: str, arg_key: str, arg_value: str) -> Any:
+    """Glm4MoeDetector._parse_argument_pairs for one pair."""
+    arg_type = glm45_argument_type(tools, func_name, arg_key)
+    parsed_value, is_good_json = glm45_parse_arguments(arg_value, arg_type)
+    if arg_type == "string":
+        if isinstance(parsed_value, str):
+            return parsed_value
+        if isinstance(parsed_value, (dict, list)):
+            return json.dumps(parsed_value, ensure_ascii=False)
+        return str(parsed_value)
+    return parsed_value if is_good_json else arg_value
+
+
+def glm45_string_params(tools: Schemas) -> Dict[str, List[str]]:
+    out: Dict[str, List[str]] = {}
+    for name in {name for name, _ in tools}:
+        out[name] = [
+            key
+            for key in get_schema_properties(dict(tools)[name])
+            if glm45_argument_type(tools, name, key) == "string"
+        ]
+    return out
+
+
+# ------------------------------------------------------- GLM-4.7 / GLM-5
+
+_UNSET = object()
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return "integer"
+    return {
+        type(None): "null",
+        bool: "boolean",
+        int: "integer",
+        float: "number",
+        str: "string",
+        list: "array",
+        dict: "object",
+    }[type(value)]
+
+
+def _json_equal(left: Any, right: Any) -> bool:
+    if _json_type(left) != _json_type(right):
+        return False
+    if isinstance(left, dict):
+        return left.keys() == right.keys() and all(_json_equal(v, right[k]) for k, v in left.items())
+    if isinstance(left, list):
+        return len(left) == len(right) and all(_json_equal(a, b) for a, b in zip(left, right))
+    return left == right
+
+
+def _matches_discriminators(schema: Any, root: Any, arguments: Dict[str, Any]) -> bool:
+    for name, value in arguments.items():
+        types = _argument_types(schema, root, name, value=value)
+        if types is not None and _json_type(value) not in types:
+            return False
+    return True
+
+
+def _resolve_ref(root: Any, ref: str) -> Any:
+    target = root
+    for part in ref[2:].split("/") if ref != "#" else []:
+        part = part.replace("~1", "/").replace("~0", "~")
+        target = target[int(part)] if isinstance(target, list) else target[part]
+    return target
+
+
+def _argument_types(schema, root, key=None, seen=frozenset(), arguments=None, value=_UNSET):
+    if not isinstance(schema, dict) or id(schema) in seen:
+        return None
+    seen = seen | {id(schema)}
+    constraints = []
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
+        try:
+            target = _resolve_ref(root, ref)
+            types = _argument_types(target, root, key, seen, arguments, value)
+            if types is not None:
+                constraints.append(types)
+        except (KeyError, IndexError, TypeError, ValueError):
+            pass
+    if key is not None:
+        field = schema.get("properties", {}).get(key)
+        types = _argument_types(field, root, seen=seen, value=value)
+        if types is not None:
+            constraints.append(types)
+    else:
+        types = schema.get("type")
+        if isinstance(types, str):
+            constraints.append({types, "integer"} if types == "number" else {types})
+        elif isinstance(types, list):
+            constraints.append(set(types) | ({"integer"} if "number" in types else set()))
+        values = [schema["const"]] if "const" in schema else schema.get("enum")
+        if isinstance(values, list):
+            constraints.append(
+                {_json_type(allowed) for allowed in values if value is _UNSET or _json_equal(value, allowed)}
+            )
+    for keyword in ("anyOf", "oneOf"):
+        if isinstance(schema.get(keyword), list):
+            alternatives = [
+                _argument_types(branch, root, key, seen, arguments, value)
+                for branch in schema[keyword]
+                if key is None or _matches_discriminators(branch, root, arguments or {})
+            ]
+            if alternatives and all(types is not None for types in alternatives):
+                constraints.append(set().union(*alternatives))
+    if isinstance(schema.get("allOf"), list):
+        for branch in schema["allOf"]:
+            types = _argument_types(branch, root, key, seen, arguments, value)
+            if types is not None:
+                constraints.append(types)
+    return set.intersection(*constraints) if constraints else None
+
+
+def _get_argument_types(tools: Schemas, func_name, arg_key, arguments=None, value=_UNSET):
+    for name, schema in tools:
+        if name == func_name:
+            return _argument_types(schema, schema, arg_key, arguments=arguments, value=value)
+    return None
+
+
+def glm47_argument_type(tools: Schemas, func_name, arg_key, arguments=None) -> Optional[str]:
+    types = _get_argument_types(tools, func_name, arg_key, arguments)
+    if types == {"number", "integer"}:
+        return "number"
+    return next(iter(types)) if types and len(types) == 1 else None
+
+
+def _key_level_nodes(schema: Any):
+    """Schema nodes _argument_types visits with a key (where anyOf/oneOf
+    branches are filtered by sibling arguments)."""
+    seen = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
+            try:
+                stack.append(_resolve_ref(schema, ref))
+            except (KeyError, IndexError, TypeError, ValueError):
+                pass
+        for keyword in ("anyOf", "oneOf", "allOf"):
+            branches = node.get(keyword)
+            if isinstance(branches, list):
+                stack.extend(branches)
+
+
+def needs_argument_context(schema: Any) -> bool:
+    keys: set = set()
+    has_union = False
+    for node in _key_level_nodes(schema):
+        props = node.get("properties", {})
+        keys.update(props)
+        for keyword in ("anyOf", "oneOf"):
+            if isinstance(node.get(keyword), list):
+                has_union = True
+    for key in keys if has_union else ():
+        types = _argument_types(schema, schema, key)
+        if types is None or len(types) > 1 and types != {"number", "integer"}:
+            return True
+    return False
+
+
+def _has_key_level_union(schema: Any) -> bool:
+    return any(
+        isinstance(node.get(k), list) for node in _key_level_nodes(schema) for k in ("anyOf", "oneOf")
+    )
+
+
+def _coerce_numeric_string(value: Any, arg_type: Optional[str]) -> Any:
+    if isinstance(value, str):
+        if arg_type == "integer":
+            return _convert_to_integer(value)
+        if arg_type == "number":
+            return _convert_to_number(value)
+    return value
+
+
+def glm47_parse_arguments(json_value: str, arg_type: Optional[str] = None) -> Tuple[Any, bool]:
+    try:
+        return _coerce_numeric_string(json.loads(json_value), arg_type), True
+    except (json.JSONDecodeError, ValueError):
+        pass
+    try:
+        wrapped = json.loads('{"tmp": "' + json_value + '"}')
+        return _coerce_numeric_string(json.loads(wrapped["tmp"]), arg_type), True
+    except (json.JSONDecodeError, ValueError, KeyError):
+        pass
+    if arg_type == "string":
+        if len(json_value) >= 2 and json_value[0] == json_value[-1] and json_value[0] in {'"', "'"}:
+            return json_value[1:-1], True
+        return json_value, True
+    try:
+        return safe_literal_eval(json_value), True
+    except (ValueError, SyntaxError):
+        pass
+    try:
+        return json.loads(json.dumps(str(json_value))), True
+    except (json.JSONDecodeError, ValueError):
+        return json_value, False
+
+
+def glm47_value(tools: Schemas, func_name: str, arg_key: str, arg_value: str, known: Dict[str, Any]) -> Any:
+    """One iteration of Glm47MoeDetector._parse_argument_pairs."""
+    arg_type = glm47_argument_type(tools, func_name, arg_key, known)
+    parsed_value, is_good_json = glm47_parse_arguments(arg_value, arg_type or "string")
+    if arg_type == "string":
+        return parsed_value if isinstance(parsed_value, str) else arg_value
+    if arg_type is None:
+        allowed = _get_argument_types(tools, func_name, arg_key, known, parsed_value)
+        native = _get_argument_types(tools, func_name, arg_key, known, arg_value)
+        if allowed is not None and _json_type(parsed_value) not in allowed and native is not None and "string" in native:
+            parsed_value = arg_value
+    return parsed_value if is_good_json else arg_value
+
+
+def glm47_needs_context(tools: Schemas, func_name: str) -> bool:
+    return any(name == func_name and needs_argument_context(schema) for name, schema in tools)
+
+
+def glm47_parse_pairs(tools: Schemas, func_name: str, pairs: List[Tuple[str, str]]) -> Dict[str, Any]:
+    """Glm47MoeDetector._parse_argument_pairs (keys already stripped)."""
+    arguments: Dict[str, Any] = {}
+    known: Dict[str, Any] = {}
+    if len(pairs) > 1 and glm47_needs_context(tools, func_name):
+        for key, raw in pairs:
+            parsed = glm47_parse_pairs(tools, func_name, [(key, raw)])[key]
+            native_types = _get_argument_types(tools, func_name, key, value=raw)
+            if isinstance(parsed, str) or native_types is None or "string" not in native_types:
+                known[key] = parsed
+    for key, raw in pairs:
+        arguments[key] = glm47_value(tools, func_name, key, raw, known)
+        known[key] = arguments[key]
+    return arguments
+
+
+def glm47_string_params(tools: Schemas) -> Dict[str, List[str]]:
+    out: Dict[str, List[str]] = {}
+    for name in {name for name, _ in tools}:
+        schema = next(s for n, s in tools if n == name)  # the first one, as in SGLang
+        if _has_key_level_union(schema):
+            out[name] = []  # types depend on sibling values: typed whole
+            continue
+        keys = set()
+        for node in _key_level_nodes(schema):
+            props = node.get("properties")
+            if isinstance(props, dict):
+                keys.update(props)
+        out[name] = sorted(k for k in keys if glm47_argument_type(tools, name, k) == "string")
+    return out
+
+
+# ------------------------------------------------------------- converter
+
+
+def _dumps(value: Any, raw: str) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # a set/bytes/complex from literal_eval
+        return json.dumps(raw, ensure_ascii=False)
+
+
+class GlmConverter:
+    """Types the values the C core hands over (see _core.StreamParser)."""
+
+    def __init__(self, fmt: str, tools: Optional[Schemas]):
+        self.fmt = fmt
+        self.tools: Schemas = list(tools or [])
+        if fmt == "glm45":
+            self.string_params = glm45_string_params(self.tools)
+        else:
+            self.string_params = glm47_string_params(self.tools)
+        self._name = ""
+        self._known: Dict[str, Any] = {}
+        self._pairs: List[Tuple[str, str]] = []
+        self._whole = False
+
+    def begin(self, name: str) -> bool:
+        self._name = name
+        self._known = {}
+        self._pairs = []
+        self._whole = self.fmt == "glm47" and glm47_needs_context(self.tools, name)
+        return self._whole
+
+    def value(self, key: str, raw: str) -> Optional[str]:
+        if self._whole:
+            self._pairs.append((key, raw))
+            return None
+        try:
+            if self.fmt == "glm45":
+                v = glm45_value(self.tools, self._name, key, raw)
+            else:
+                v = glm47_value(self.tools, self._name, key, raw, self._known)
+                self._known[key] = v
+        except Exception:  # SGLang's rules raise here (its whole parse fails)
+            v = raw
+        return _dumps(v, raw)
+
+    def end(self) -> Optional[str]:
+        if not self._whole:
+            return None
+        try:
+            args = glm47_parse_pairs(self.tools, self._name, self._pairs)
+            text = json.dumps(args, ensure_ascii=False)
+        except Exception:
+            text = json.dumps(dict(self._pairs), ensure_ascii=False)
+        self.reset()
+        return text
+
+    def reset(self) -> None:
+        self._known = {}
+        self._pairs = []
+        self._whole = False
