@@ -1,4 +1,4 @@
-from typing import Dict, Iterable, List, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Union
 
 ERROR_REASONS: Dict[str, str]
 DEFAULT_LIMITS: Dict[str, int]
@@ -72,6 +72,8 @@ class StreamParser:
         max_depth: Optional[int] = ...,
         max_calls: Optional[int] = ...,
         max_name: Optional[int] = ...,
+        string_params: Optional[Dict[str, Iterable[str]]] = ...,
+        converter: Optional[Any] = ...,
     ) -> None: ...
     def feed(self, text: str) -> List[AnyEvent]: ...
     def finish(self) -> List[AnyEvent]: ...
