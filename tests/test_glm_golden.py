@@ -1,0 +1,290 @@
+"""Golden cases for the GLM-4.5/4.6 (glm45) and GLM-4.7/5 (glm47) formats,
+each replayed at every split point and with every chunker: the merged
+events must be identical. Values are typed by the tools' schemas."""
+import json
+
+import pytest
+
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text, parse
+from support import CHUNKERS, check_stream_invariants, every_split, run
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "days": {"type": "integer"},
+        "ratio": {"type": "number"},
+        "hot": {"type": "boolean"},
+        "opts": {"type": "object"},
+        "tags": {"type": "array"},
+        "unit": {"enum": ["c", "f"]},
+        "maybe": {"type": ["string", "null"]},
+        "code": {"type": "string"},
+    },
+}
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": SCHEMA}},
+    {"type": "function", "function": {"name": "noop", "parameters": {"type": "object", "properties": {}}}},
+    {"type": "function", "function": {"name": "edit", "parameters": {"type": "object", "properties": {
+        "path": {"type": "string"}, "content": {"type": "string"}}}}},
+]
+
+
+def call(i, name, args):
+    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
+
+
+def err(index, code, offset, detail=""):
+    return ParseError(index, code, offset, detail)
+
+
+def g47(name, *pairs):
+    return "<tool_call>" + name + "".join("<arg_key>%s</arg_key><arg_value>%s</arg_value>" % kv for kv in pairs) + "</tool_call>"
+
+
+def g45(name, *pairs, sep="\n"):
+    return ("<tool_call>" + name + sep + "".join("<arg_key>%s</arg_key>%s<arg_value>%s</arg_value>%s" % (k, sep, v, sep) for k, v in pairs)
+            + "</tool_call>")
+
+
+W_PAIRS = [("city", "Paris"), ("days", "3")]
+W_ARGS = '{"city": "Paris", "days": 3}'
+
+# name -> (format, text, expected events); "both" cases run for glm45 and glm47
+GOLDEN = {
+    "single_with_prose": (
+        "both", "Let me check.\n{W}",
+        [Text("Let me check.")] + call(0, "get_weather", W_ARGS),
+    ),
+    "typed_values": (
+        "both", None,  # built below
+        call(0, "get_weather", '{"city": "123", "days": 3, "ratio": 0.5, "hot": true, "opts": {"a": [1, 2]}, '
+             '"tags": ["x"], "unit": "c", "maybe": null}'),
+    ),
+    "string_that_looks_like_json_stays_a_string_47": (
+        "glm47", g47("get_weather", ("city", '{"a": 1}'), ("code", "[1, 2]")),
+        call(0, "get_weather", '{"city": "{\\"a\\": 1}", "code": "[1, 2]"}'),
+    ),
+    "whitespace_inside_values_kept": (
+        "both", None,
+        call(0, "edit", '{"path": " a.py ", "content": "def f():\\n    return 1\\n"}'),
+    ),
+    "zero_arguments": (
+        "glm47", "<tool_call>noop</tool_call>",
+        call(0, "noop", "{}"),
+    ),
+    "zero_arguments_45": (
+        "glm45", "<tool_call>noop\n</tool_call>",
+        call(0, "noop", "{}"),
+    ),
+    "literal_backslash_n_separators_45": (
+        "glm45", g45("get_weather", *W_PAIRS, sep="\\n"),
+        call(0, "get_weather", W_ARGS),
+    ),
+    "two_calls_one_chunk_and_prose_everywhere": (
+        "both", "Before.\n{W}\nBetween.\n{N}\nAfter.",
+        [Text("Before.")] + call(0, "get_weather", W_ARGS) + [Text("\nBetween.")] + call(1, "noop", "{}")
+        + [Text("\nAfter.")],
+    ),
+    "three_calls_back_to_back": (
+        "both", "{W}{N}{W}",
+        call(0, "get_weather", W_ARGS) + call(1, "noop", "{}") + call(2, "get_weather", W_ARGS),
+    ),
+    "escapes_and_unicode_in_strings": (
+        "both", None,
+        call(0, "edit", '{"path": "caf\u00e9 \U0001F600 \\"q\\" \\\\ \\t", "content": "<b>x</b> </arg_valu"}'),
+    ),
+    "undeclared_key_typed_by_sglang_rules": (
+        "glm47", g47("get_weather", ("extra", "[1, 2]"), ("other", "plain")),
+        call(0, "get_weather", '{"extra": [1, 2], "other": "plain"}'),
+    ),
+    "unknown_tool_dropped_next_survives": (
+        "glm47", g47("rm_rf", ("p", "/")) + "{W}",
+        [err(None, "unknown_tool", 0, "rm_rf")] + call(0, "get_weather", W_ARGS),
+    ),
+    "truncated_inside_value": (
+        "glm47", "Ok <tool_call>edit<arg_key>content</arg_key><arg_value>partial",
+        [Text("Ok"), CallStart(0, "edit"), ArgsDelta(0, '{"content": "partial'), err(0, "unterminated", 62)],
+    ),
+    "truncated_before_name_complete": (
+        "glm47", "<tool_call>get_wea",
+        [err(None, "unterminated", 18)],
+    ),
+    "missing_end_tag_before_next_call": (
+        "glm47", "<tool_call>noop<tool_call>noop</tool_call>",
+        None,  # the name ran into a marker that is not a name terminator: see below
+    ),
+    "missing_end_tag_after_value_before_next_call": (
+        "glm47", g47("get_weather", *W_PAIRS)[: -len("</tool_call>")] + "{N}",
+        call(0, "get_weather", W_ARGS) + call(1, "noop", "{}"),
+    ),
+    "empty_name": (
+        "glm47", "<tool_call></tool_call>after",
+        [err(None, "bad_name", 23), Text("after")],
+    ),
+    "partial_marker_released_at_end": (
+        "both", "a <tool_c",
+        [Text("a <tool_c")],
+    ),
+    "stray_end_tag_dropped": (
+        "both", "a</tool_call>b",
+        [Text("ab")],
+    ),
+    "junk_between_pairs_ignored": (
+        "glm47", "<tool_call>get_weather\n junk<arg_key>city</arg_key> x <arg_value>Paris</arg_value>zz</tool_call>",
+        None,
+    ),
+    "leading_blank_lines_before_name": (
+        "glm45", "<tool_call>\nget_weather\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>",
+        call(0, "get_weather", '{"days": 3}'),
+    ),
+}
+
+W47 = g47("get_weather", *W_PAIRS)
+W45 = g45("get_weather", *W_PAIRS)
+TYPED = [("city", "123"), ("days", "3"), ("ratio", "0.5"), ("hot", "true"), ("opts", '{"a": [1,2]}'), ("tags", '["x"]'),
+         ("unit", "c"), ("maybe", "null")]
+WS = [("path", " a.py "), ("content", "def f():\n    return 1\n")]
+ESC = [("path", 'caf\u00e9 \U0001F600 "q" \\ \t'), ("content", "<b>x</b> </arg_valu")]
+
+
+def text_for(case, fmt):
+    kind, text, _ = GOLDEN[case]
+    build = g47 if fmt == "glm47" else g45
+    if case == "typed_values":
+        return build("get_weather", *TYPED)
+    if case == "whitespace_inside_values_kept":
+        return build("edit", *WS)
+    if case == "escapes_and_unicode_in_strings":
+        return build("edit", *ESC)
+    w = W47 if fmt == "glm47" else W45
+    n = "<tool_call>noop</tool_call>" if fmt == "glm47" else "<tool_call>noop\n</tool_call>"
+    return text.replace("{W}", w).replace("{N}", n)
+
+
+CASES = [(case, fmt) for case, (kind, _, _) in sorted(GOLDEN.items())
+         for fmt in (["glm45", "glm47"] if kind == "both" else [kind])]
+
+
+def expected_for(case, fmt):
+    exp = GOLDEN[case][2]
+    if case == "missing_end_tag_before_next_call":
+        # "noop<tool_call>noop" is one (unknown) name: the name ends only at
+        # <arg_key>, </tool_call> or a line break
+        return [err(None, "unknown_tool", 0, "noop<tool_call>noop")]
+    if case == "junk_between_pairs_ignored":
+        return call(0, "get_weather", '{"city": "Paris"}')
+    if case == "typed_values" and fmt == "glm45":
+        # GLM-4.5's rule for a string-typed value that parses as JSON: str()
+        return call(0, "get_weather", exp[1].delta.replace('"maybe": null', '"maybe": "None"'))
+    return exp
+
+
+@pytest.mark.parametrize("case,fmt", CASES)
+def test_golden_every_chunker(case, fmt):
+    text = text_for(case, fmt)
+    expected = expected_for(case, fmt)
+    for name, chunker in CHUNKERS.items():
+        got = run(fmt, chunker(text), TOOLS)
+        assert got == expected, name
+    check_stream_invariants(expected)
+
+
+@pytest.mark.parametrize("case,fmt", CASES)
+def test_golden_every_split(case, fmt):
+    text = text_for(case, fmt)
+    expected = expected_for(case, fmt)
+    for chunks in every_split(text):
+        assert run(fmt, chunks, TOOLS) == expected, chunks
+
+
+def test_aliases():
+    text = g45("get_weather", *W_PAIRS)
+    assert parse("glm", text, TOOLS) == parse("glm45", text, TOOLS)
+
+
+def test_glm45_string_that_is_json_becomes_its_python_str():
+    # SGLang's GLM-4.5 rule: str(json.loads(v)) / json.dumps for containers
+    text = g45("get_weather", ("city", "true"), ("code", ' {"a":1} '), ("maybe", "5"))
+    assert parse("glm45", text, TOOLS).calls[0].arguments == '{"city": "True", "code": "{\\"a\\": 1}", "maybe": "5"}'
+
+
+def test_quoted_string_values_are_unquoted():
+    for fmt, build in (("glm45", g45), ("glm47", g47)):
+        text = build("get_weather", ("city", '"Paris"'), ("code", "'x'"))
+        assert parse(fmt, text, TOOLS).calls[0].arguments == '{"city": "Paris", "code": "x"}', fmt
+
+
+def test_forward_unknown_types_values_without_schema():
+    text = g47("rm_rf", ("p", "/"), ("n", "5"))
+    assert run("glm47", [text], TOOLS, forward_unknown=True) == call(0, "rm_rf", '{"p": "/", "n": 5}')
+
+
+def test_no_tool_list_accepts_any_name():
+    assert run("glm47", [g47("anything", ("n", "5"))], None) == call(0, "anything", '{"n": 5}')
+
+
+def test_name_is_sent_when_complete_and_string_value_streams():
+    p = StreamParser("glm47", TOOLS)
+    assert p.feed("<tool_call>get_wea") == []
+    assert p.feed("ther<arg_k") == []  # "<arg_k" may still be part of the name
+    assert p.feed("ey>") == [CallStart(0, "get_weather")]
+    assert p.feed("city</arg_key><arg_value>Pa") == [ArgsDelta(0, '{"city": "Pa')]
+    assert p.feed("ri") == [ArgsDelta(0, "ri")]
+    assert p.feed("s</arg_val") == [ArgsDelta(0, "s")]
+    assert p.feed("ue><arg_key>days</arg_key><arg_value>1") == [ArgsDelta(0, '", "days": ')]
+    assert p.feed("2</arg_value>") == [ArgsDelta(0, "12")]
+    assert p.feed("</tool_call>") == [ArgsDelta(0, "}"), CallEnd(0, "get_weather", '{"city": "Paris", "days": 12}')]
+
+
+def test_glm45_name_sent_at_line_break():
+    p = StreamParser("glm45", TOOLS)
+    assert p.feed("<tool_call>noop") == []
+    assert p.feed("\n") == [CallStart(0, "noop")]
+
+
+@pytest.mark.parametrize("fmt", ["glm45", "glm47"])
+def test_64k_string_value_streams_before_end(fmt):
+    """A 64 KB file content streams as it is generated, not at </tool_call>."""
+    body = ("line with \"quotes\", tabs\t and unicode \u00e9\n" * 2000)[:65536]
+    build = g47 if fmt == "glm47" else g45
+    text = build("edit", ("path", "a.txt"), ("content", body))
+    end = text.index("</arg_value>", text.index(body[:20]))
+    p = StreamParser(fmt, TOOLS)
+    streamed = []
+    feeds_with_args = 0
+    for i in range(0, end, 1000):
+        evs = p.feed(text[i:min(i + 1000, end)])
+        d = "".join(e.delta for e in evs if isinstance(e, ArgsDelta))
+        feeds_with_args += bool(d)
+        streamed.append(d)
+    before_end = "".join(streamed)
+    # everything except a possible partial end marker has streamed already
+    assert before_end.startswith('{"path": "a.txt", "content": "')
+    assert len(before_end) > len(json.dumps(body, ensure_ascii=False)) - 40
+    assert feeds_with_args >= 60
+    rest = p.feed(text[end:]) + p.finish()
+    final = [e for e in rest if isinstance(e, CallEnd)][0]
+    assert json.loads(final.arguments) == {"path": "a.txt", "content": body}
+    assert final.arguments == before_end + "".join(e.delta for e in rest if isinstance(e, ArgsDelta))
+
+
+def test_non_string_value_is_held_until_it_closes():
+    p = StreamParser("glm47", TOOLS)
+    evs = p.feed("<tool_call>get_weather<arg_key>opts</arg_key><arg_value>{\"a\": [1,")
+    assert evs == [CallStart(0, "get_weather"), ArgsDelta(0, '{"opts": ')]
+    assert p.feed(" 2]}") == []
+    assert p.feed("</arg_value>") == [ArgsDelta(0, '{"a": [1, 2]}')]
+
+
+def test_value_over_max_buffer_is_an_error():
+    text = g47("get_weather", ("opts", "[" + "1," * 100 + "1]"), ("days", "2")) + "after"
+    evs = run("glm47", [text], TOOLS, max_buffer=64)
+    assert [type(e).__name__ for e in evs] == ["CallStart", "ArgsDelta", "ParseError", "Text"]
+    assert evs[2].code == "buffer_limit" and evs[2].index == 0
+    assert evs[3] == Text("after")
+
+
+def test_lone_surrogate_stays_escaped():
+    text = g47("edit", ("content", "a\ud800b"))
+    assert parse("glm47", text, TOOLS).calls[0].arguments == '{"content": "a\\ud800b"}'
