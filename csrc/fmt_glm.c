@@ -264,10 +264,18 @@ static void value_open(tp_parser *p)
     }
 }
 
+/* stream offset of the byte that crosses b's limit when n bytes that start
+ * at stream offset `off` are appended (so errors do not depend on chunking) */
+static uint64_t limit_at(const tp_buf *b, uint64_t off, size_t n)
+{
+    size_t room = b->limit > b->len ? b->limit - b->len : 0;
+    return off + (room < n ? room : n);
+}
+
 static void hold(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     if (tp_buf_append(&p->pending, s, n))
-        broken(p, TP_ERR_BUFFER_LIMIT, off);
+        broken(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, off, n));
 }
 
 /* a held string value cannot be typed as anything but its raw text: stream */
@@ -378,17 +386,31 @@ static size_t scan(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n
 {
     tp_scan_res r;
     uint8_t old = p->node;
+    uint8_t mode = p->mode;
+    size_t hl = 0;
+    const uint8_t *held = tp_matcher_path(m, old, &hl);
     tp_matcher_scan(m, &p->node, s, n, &r);
     if (sink) {
-        if (r.held_text) {
-            size_t hl;
-            const uint8_t *held = tp_matcher_path(m, old, &hl);
-            sink(p, held, r.held_text, off);
-        }
-        if (r.text_len && p->mode != M_SKIP)
+        if (r.held_text)
+            sink(p, held, r.held_text, off - hl); /* held bytes came before this chunk */
+        if (r.text_len && p->mode == mode)
             sink(p, s, r.text_len, off);
     }
     *match = r.match;
+    if (p->mode != mode && p->nev && p->ev[p->nev - 1].type == TP_EV_ERROR) {
+        /* a limit error: the call is skipped from the first byte that did
+         * not fit, wherever the chunk boundaries are */
+        uint64_t at = p->ev[p->nev - 1].offset;
+        *match = -1;
+        if (at < off) {
+            int mm, junk;
+            size_t junk_at;
+            size_t from = (size_t)(at - (off - hl));
+            tp_scan_skip(p, &skip_m, held + from, hl - from, &mm, &junk, &junk_at);
+            return 0;
+        }
+        return (size_t)(at - off);
+    }
     return r.consumed;
 }
 
@@ -398,16 +420,17 @@ static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
         while (n && is_blank(*s)) {
             s++;
             n--;
+            off++;
         }
     }
     if (n && tp_buf_append(&p->name, s, n))
-        broken(p, TP_ERR_BAD_NAME, off);
+        broken(p, TP_ERR_BAD_NAME, limit_at(&p->name, off, n));
 }
 
 static void key_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     if (tp_buf_append(&p->key, s, n))
-        broken(p, TP_ERR_BUFFER_LIMIT, off);
+        broken(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->key, off, n));
 }
 
 static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)

@@ -84,3 +84,24 @@ def test_every_delta_is_final_and_strings_stream(fmt, data):
         head = '"%s": "' % key
         seg = before.split(head, 1)[1] if head in before else ""
         assert enc.startswith(seg) and len(seg) >= len(enc) - len("</arg_value>"), (key, value, seg)
+
+
+SOUP = ["<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "\n", "\\n", " ",
+        "alpha", "noargs", "beta_tool", "s", "i", "o", "t", "5", "{", "}", '"', "'", "x", "<", "</arg_valu", "\\", "[1,", "true",
+        "\u00e9", "\x00"]
+
+
+@pytest.mark.parametrize("fmt", G.FORMATS)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_markup_soup_keeps_protocol_and_chunk_invariance(fmt, data):
+    """Arbitrary mixes of GLM markup, names, keys and value bytes: every
+    stream keeps the per-call protocol (valid JSON arguments equal to the
+    concatenated deltas) and the result does not depend on the chunking."""
+    text = "".join(data.draw(st.lists(st.sampled_from(SOUP), max_size=40)))
+    opts = data.draw(st.sampled_from([{}, {"max_buffer": 8}, {"max_name": 4}, {"forward_unknown": True}]))
+    one = support.run(fmt, [text], G.TOOLS, **opts)
+    support.check_stream_invariants(one)
+    assert support.run(fmt, support.char_by_char(text), G.TOOLS, **opts) == one
+    assert support.run(fmt, data.draw(S.chunkings(text)), G.TOOLS, **opts) == one
+    assert support.run(fmt, [text], None) == support.run(fmt, support.char_by_char(text), None)
