@@ -21,6 +21,20 @@ import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 Schemas = Sequence[Tuple[str, Any]]  # (tool name, parameters schema or None)
+ByName = Dict[str, Any]  # tool name -> parameters schema (see by_name45/by_name47)
+
+
+def by_name45(tools: Schemas) -> ByName:
+    """GLM-4.5 looks tools up in a dict: the last of a duplicated name wins."""
+    return {name: params for name, params in tools}
+
+
+def by_name47(tools: Schemas) -> ByName:
+    """GLM-4.7 takes the first tool of a duplicated name."""
+    out: ByName = {}
+    for name, params in tools:
+        out.setdefault(name, params)
+    return out
 
 # ---------------------------------------------------------------- shared
 
@@ -134,8 +148,7 @@ def _convert_to_integer(value: str) -> Any:
 # ------------------------------------------------------- GLM-4.5 / GLM-4.6
 
 
-def glm45_argument_type(tools: Schemas, func_name: str, arg_key: str) -> Optional[str]:
-    name2params = {name: params for name, params in tools}  # last one wins, as in SGLang
+def glm45_argument_type(name2params: ByName, func_name: str, arg_key: str) -> Optional[str]:
     if func_name not in name2params:
         return None
     properties = get_schema_properties(name2params[func_name])
@@ -174,7 +187,7 @@ def glm45_parse_arguments(json_value: str, arg_type: Optional[str] = None) -> Tu
         return json_value, False
 
 
-def glm45_value(tools: Schemas, func_name: str, arg_key: str, arg_value: str) -> Any:
+def glm45_value(tools: ByName, func_name: str, arg_key: str, arg_value: str) -> Any:
     """Glm4MoeDetector._parse_argument_pairs for one pair."""
     arg_type = glm45_argument_type(tools, func_name, arg_key)
     parsed_value, is_good_json = glm45_parse_arguments(arg_value, arg_type)
@@ -187,15 +200,11 @@ def glm45_value(tools: Schemas, func_name: str, arg_key: str, arg_value: str) ->
     return parsed_value if is_good_json else arg_value
 
 
-def glm45_string_params(tools: Schemas) -> Dict[str, List[str]]:
-    out: Dict[str, List[str]] = {}
-    for name in {name for name, _ in tools}:
-        out[name] = [
-            key
-            for key in get_schema_properties(dict(tools)[name])
-            if glm45_argument_type(tools, name, key) == "string"
-        ]
-    return out
+def glm45_string_params(tools: ByName) -> Dict[str, List[str]]:
+    return {
+        name: [key for key in get_schema_properties(params) if glm45_argument_type(tools, name, key) == "string"]
+        for name, params in tools.items()
+    }
 
 
 # ------------------------------------------------------- GLM-4.7 / GLM-5
@@ -290,14 +299,14 @@ def _argument_types(schema, root, key=None, seen=frozenset(), arguments=None, va
     return set.intersection(*constraints) if constraints else None
 
 
-def _get_argument_types(tools: Schemas, func_name, arg_key, arguments=None, value=_UNSET):
-    for name, schema in tools:
-        if name == func_name:
-            return _argument_types(schema, schema, arg_key, arguments=arguments, value=value)
-    return None
+def _get_argument_types(tools: ByName, func_name, arg_key, arguments=None, value=_UNSET):
+    if func_name not in tools:
+        return None
+    schema = tools[func_name]
+    return _argument_types(schema, schema, arg_key, arguments=arguments, value=value)
 
 
-def glm47_argument_type(tools: Schemas, func_name, arg_key, arguments=None) -> Optional[str]:
+def glm47_argument_type(tools: ByName, func_name, arg_key, arguments=None) -> Optional[str]:
     types = _get_argument_types(tools, func_name, arg_key, arguments)
     if types == {"number", "integer"}:
         return "number"
@@ -382,7 +391,7 @@ def glm47_parse_arguments(json_value: str, arg_type: Optional[str] = None) -> Tu
         return json_value, False
 
 
-def glm47_value(tools: Schemas, func_name: str, arg_key: str, arg_value: str, known: Dict[str, Any]) -> Any:
+def glm47_value(tools: ByName, func_name: str, arg_key: str, arg_value: str, known: Dict[str, Any]) -> Any:
     """One iteration of Glm47MoeDetector._parse_argument_pairs."""
     arg_type = glm47_argument_type(tools, func_name, arg_key, known)
     parsed_value, is_good_json = glm47_parse_arguments(arg_value, arg_type or "string")
@@ -396,11 +405,13 @@ def glm47_value(tools: Schemas, func_name: str, arg_key: str, arg_value: str, kn
     return parsed_value if is_good_json else arg_value
 
 
-def glm47_needs_context(tools: Schemas, func_name: str) -> bool:
-    return any(name == func_name and needs_argument_context(schema) for name, schema in tools)
+def glm47_needs_context(tools: ByName, func_name: str) -> bool:
+    # (SGLang asks whether any tool of that name needs it; with duplicated
+    # names only the first one's schema is consulted here)
+    return func_name in tools and needs_argument_context(tools[func_name])
 
 
-def glm47_parse_pairs(tools: Schemas, func_name: str, pairs: List[Tuple[str, str]]) -> Dict[str, Any]:
+def glm47_parse_pairs(tools: ByName, func_name: str, pairs: List[Tuple[str, str]]) -> Dict[str, Any]:
     """Glm47MoeDetector._parse_argument_pairs (keys already stripped)."""
     arguments: Dict[str, Any] = {}
     known: Dict[str, Any] = {}
@@ -416,10 +427,9 @@ def glm47_parse_pairs(tools: Schemas, func_name: str, pairs: List[Tuple[str, str
     return arguments
 
 
-def glm47_string_params(tools: Schemas) -> Dict[str, List[str]]:
+def glm47_string_params(tools: ByName) -> Dict[str, List[str]]:
     out: Dict[str, List[str]] = {}
-    for name in {name for name, _ in tools}:
-        schema = next(s for n, s in tools if n == name)  # the first one, as in SGLang
+    for name, schema in tools.items():
         if _has_key_level_union(schema):
             out[name] = []  # types depend on sibling values: typed whole
             continue
@@ -447,10 +457,11 @@ class GlmConverter:
 
     def __init__(self, fmt: str, tools: Optional[Schemas]):
         self.fmt = fmt
-        self.tools: Schemas = list(tools or [])
         if fmt == "glm45":
+            self.tools = by_name45(tools or [])
             self.string_params = glm45_string_params(self.tools)
         else:
+            self.tools = by_name47(tools or [])
             self.string_params = glm47_string_params(self.tools)
         self._name = ""
         self._known: Dict[str, Any] = {}
