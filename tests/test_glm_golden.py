@@ -134,6 +134,10 @@ GOLDEN = {
         "glm47", "<tool_call>get_weather\n junk<arg_key>city</arg_key> x <arg_value>Paris</arg_value>zz</tool_call>",
         None,
     ),
+    "end_tag_inside_string_value_is_content": (
+        "glm47", g47("edit", ("content", "a</tool_call><tool_call>b")) + "tail",
+        call(0, "edit", '{"content": "a</tool_call><tool_call>b"}') + [Text("tail")],
+    ),
     "leading_blank_lines_before_name": (
         "glm45", "<tool_call>\nget_weather\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>",
         call(0, "get_weather", '{"days": 3}'),
@@ -288,3 +292,20 @@ def test_value_over_max_buffer_is_an_error():
 def test_lone_surrogate_stays_escaped():
     text = g47("edit", ("content", "a\ud800b"))
     assert parse("glm47", text, TOOLS).calls[0].arguments == '{"content": "a\\ud800b"}'
+
+
+def test_standalone_glm_imports_no_sglang_torch_pydantic():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, sglang_toolparse as t\n"
+        "tools = [{'type': 'function', 'function': {'name': 'f', 'parameters': {'type': 'object', "
+        "'properties': {'n': {'type': 'integer'}}}}}]\n"
+        "r = t.parse('glm47', '<tool_call>f<arg_key>n</arg_key><arg_value>5</arg_value></tool_call>', tools)\n"
+        "assert r.calls[0].arguments == '{\"n\": 5}', r\n"
+        "print([m for m in sys.modules if m.split('.')[0] in ('sglang', 'torch', 'pydantic')])\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
