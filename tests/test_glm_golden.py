@@ -309,3 +309,22 @@ def test_standalone_glm_imports_no_sglang_torch_pydantic():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
+
+
+UNION_TOOLS = [{"type": "function", "function": {"name": "u", "parameters": {"anyOf": [
+    {"type": "object", "properties": {"kind": {"const": "a"}, "x": {"type": "string"}}},
+    {"type": "object", "properties": {"kind": {"const": "b"}, "x": {"type": "integer"}}},
+]}}}]
+
+
+@pytest.mark.parametrize("kind,x", [("a", '"5"'), ("b", "5")])
+def test_glm47_discriminated_union_typed_with_later_siblings(kind, x):
+    """SGLang types `x` with the discriminator that follows it, so such a
+    call's arguments are sent whole when it ends (as SGLang buffers them)."""
+    text = g47("u", ("x", "5"), ("kind", kind))
+    args = '{"x": %s, "kind": "%s"}' % (x, kind)
+    p = StreamParser("glm47", UNION_TOOLS)
+    assert p.feed(text[:-len("</tool_call>")]) == [CallStart(0, "u")]
+    assert p.feed("</tool_call>") == [ArgsDelta(0, args), CallEnd(0, "u", args)]
+    for chunks in every_split(text):
+        assert run("glm47", chunks, UNION_TOOLS) == call(0, "u", args)

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sglang_support import one_shot, stream_through
-from support import CHUNKERS
+from support import CHUNKERS, check_stream_invariants, run
 
 SCHEMA = {
     "type": "object",
@@ -236,6 +236,10 @@ def test_typing_equals_sglang_one_shot(fcp, fmt, data):
         return
     want = [(c.name, c.parameters) for c in ref.calls]
     got = [(c.name, c.arguments) for c in parse(fmt, text, tools).calls]
+    # streamed a character at a time: the same events once merged, protocol kept
+    streamed = run(fmt, list(text), tools)
+    check_stream_invariants(streamed)
+    assert streamed == run(fmt, [text], tools)
     keys = re.findall(r"<arg_key>(.*?)</arg_key>", text)
     if len(keys) == len(set(keys)):
         assert got == want
