@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import threading
 import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -445,11 +446,19 @@ def glm47_string_params(tools: ByName) -> Dict[str, List[str]]:
 # ------------------------------------------------------------- converter
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _dumps(value: Any, raw: str) -> str:
     try:
-        return json.dumps(value, ensure_ascii=False)
+        text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):  # a set/bytes/complex from literal_eval
-        return json.dumps(raw, ensure_ascii=False)
+        text = json.dumps(raw, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates stay escaped, as the core writes them
+        text = _SURROGATE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+    return text
 
 
 class GlmConverter:

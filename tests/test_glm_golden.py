@@ -328,3 +328,10 @@ def test_glm47_discriminated_union_typed_with_later_siblings(kind, x):
     assert p.feed("</tool_call>") == [ArgsDelta(0, args), CallEnd(0, "u", args)]
     for chunks in every_split(text):
         assert run("glm47", chunks, UNION_TOOLS) == call(0, "u", args)
+
+
+def test_lone_surrogate_in_typed_value_stays_escaped():
+    text = g47("get_weather", ("opts", '{"a": "x\ud800"}'))
+    args = parse("glm47", text, TOOLS).calls[0].arguments
+    assert args == '{"opts": {"a": "x\\ud800"}}'
+    args.encode("utf-8")
