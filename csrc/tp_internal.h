@@ -48,5 +48,12 @@ extern const tp_format tp_fmt_glm45;
 extern const tp_format tp_fmt_glm47;
 int tp_fmt_glm_init(void);
 void tp_params_free(tp_parser *p);
+extern const tp_format tp_fmt_deepseekv3;
+extern const tp_format tp_fmt_deepseekv31;
+int tp_fmt_deepseek_init(void);
+extern const tp_format tp_fmt_deepseekv32;
+extern const tp_format tp_fmt_deepseekv4;
+extern const tp_format tp_fmt_deepseekv41;
+int tp_fmt_dsml_init(void);
 
 #endif

@@ -9,6 +9,11 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_hermes,
     &tp_fmt_glm45,
     &tp_fmt_glm47,
+    &tp_fmt_deepseekv3,
+    &tp_fmt_deepseekv31,
+    &tp_fmt_deepseekv32,
+    &tp_fmt_deepseekv4,
+    &tp_fmt_deepseekv41,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];
@@ -20,7 +25,7 @@ int tp_global_init(void)
         return 0;
     if (tp_fmt_jsontag_init())
         return -1;
-    if (tp_fmt_glm_init())
+    if (tp_fmt_glm_init() || tp_fmt_deepseek_init() || tp_fmt_dsml_init())
         return -1;
     for (size_t i = 0; i < NFORMATS; i++)
         FORMAT_NAMES[i] = FORMATS[i]->name;
