@@ -233,3 +233,61 @@ class Glm47NativeDetector(_SchemaTypedMixin, Glm47MoeDetector):
     _tp_format = "glm47"
     _tp_markers = ("<tool_call>",)
     parser_name = "glm47_native"
+
+
+# ---- DeepSeek (issue 3) ------------------------------------------------------
+from sglang.srt.function_call.deepseekv3_detector import DeepSeekV3Detector  # noqa: E402
+from sglang.srt.function_call.deepseekv31_detector import DeepSeekV31Detector  # noqa: E402
+from sglang.srt.function_call.deepseekv32_detector import DeepSeekV32Detector  # noqa: E402
+from sglang.srt.function_call.deepseekv4_detector import DeepSeekV4Detector  # noqa: E402
+from sglang.srt.function_call.deepseekv41_detector import DeepSeekV41Detector  # noqa: E402
+
+_DS_CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
+_DS_CALL_BEGIN = "<｜tool▁call▁begin｜>"
+
+
+class DeepSeekV3NativeDetector(NativeDetectorMixin, DeepSeekV3Detector):
+    """DeepSeek V3 (`<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME` + a ```json
+    fence), native core."""
+
+    _tp_format = "deepseekv3"
+    _tp_markers = (_DS_CALLS_BEGIN, _DS_CALL_BEGIN)
+    parser_name = "deepseekv3_native"
+
+
+class DeepSeekV31NativeDetector(NativeDetectorMixin, DeepSeekV31Detector):
+    """DeepSeek V3.1 (`<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{ARGS}`), native core."""
+
+    _tp_format = "deepseekv31"
+    _tp_markers = (_DS_CALLS_BEGIN, _DS_CALL_BEGIN)
+    parser_name = "deepseekv31_native"
+
+
+def _dsml_markers(cls: Any) -> Tuple[str, ...]:
+    """The block and invoke start tags, from SGLang's own tag names."""
+    dsml = cls.dsml_token
+    return ("<%s%s>" % (dsml, cls.tool_calls_block_name), "<%s%s" % (dsml, cls.invoke_tag_name))
+
+
+class DeepSeekV32NativeDetector(NativeDetectorMixin, DeepSeekV32Detector):
+    """DeepSeek V3.2 DSML (`<｜DSML｜function_calls>`), native core."""
+
+    _tp_format = "deepseekv32"
+    _tp_markers = _dsml_markers(DeepSeekV32Detector)
+    parser_name = "deepseekv32_native"
+
+
+class DeepSeekV4NativeDetector(NativeDetectorMixin, DeepSeekV4Detector):
+    """DeepSeek V4 DSML (`<｜DSML｜tool_calls>`), native core."""
+
+    _tp_format = "deepseekv4"
+    _tp_markers = _dsml_markers(DeepSeekV4Detector)
+    parser_name = "deepseekv4_native"
+
+
+class DeepSeekV41NativeDetector(NativeDetectorMixin, DeepSeekV41Detector):
+    """DeepSeek V4.1 DSML (`<｜DSML｜ calls>`, ` invoke`, ` parameter`), native core."""
+
+    _tp_format = "deepseekv41"
+    _tp_markers = _dsml_markers(DeepSeekV41Detector)
+    parser_name = "deepseekv41_native"

@@ -33,6 +33,11 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "glm_native": ("Glm45NativeDetector", "glm"),
     "glm45_native": ("Glm45NativeDetector", "glm45"),
     "glm47_native": ("Glm47NativeDetector", "glm47"),
+    "deepseekv3_native": ("DeepSeekV3NativeDetector", "deepseekv3"),
+    "deepseekv31_native": ("DeepSeekV31NativeDetector", "deepseekv31"),
+    "deepseekv32_native": ("DeepSeekV32NativeDetector", "deepseekv32"),
+    "deepseekv4_native": ("DeepSeekV4NativeDetector", "deepseekv4"),
+    "deepseekv41_native": ("DeepSeekV41NativeDetector", "deepseekv41"),
 }
 
 
