@@ -81,8 +81,9 @@ static size_t scan_into(tp_parser *p, const tp_matcher *m, const uint8_t *s, siz
     return r.consumed;
 }
 
-static void begin_call(tp_parser *p)
+static void begin_call(tp_parser *p, uint64_t off)
 {
+    p->call_off = off; /* where the head starts: limit errors go there */
     p->mode = E_HEAD;
     p->node = 0;
     p->fstate = 0;
@@ -101,7 +102,7 @@ static void call_over(tp_parser *p)
 static void interrupted(tp_parser *p, int match, uint64_t off)
 {
     if (match == C_CALL_BEGIN) {
-        begin_call(p);
+        begin_call(p, off);
     } else if (match == C_CALLS_END) {
         p->first = 0;
         call_over(p);
@@ -158,7 +159,7 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
             } else if (match == T_CALL_BEGIN) {
                 tp_text_call_starts(p);
                 p->first = 0;
-                begin_call(p);
+                begin_call(p, p->base + i);
             } /* stray end markers are markup: dropped */
             break;
         }
@@ -167,7 +168,7 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
             size_t junk_at;
             i += tp_scan_skip(p, &block_m, s + i, n - i, &match, &junk, &junk_at);
             if (match == C_CALL_BEGIN) {
-                begin_call(p);
+                begin_call(p, p->base + i);
             } else if (match == C_CALLS_END) {
                 p->first = 0;
                 call_over(p);
@@ -178,8 +179,18 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
             int match, over = 0;
             i += scan_into(p, &head_m, s + i, n - i, &p->name, &match, &over);
             if (over) {
-                tp_ev_error(p, TP_ERR_BAD_NAME, off, -1, NULL, 0);
-                skip_call(p);
+                /* the marker that ended the scan (if any) still counts, as
+                 * it would had the name come in smaller chunks */
+                tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
+                if (match < 0) {
+                    /* keep a partial marker: E_SKIP must see it complete */
+                    tp_matcher_switch(p, &head_m, &block_m);
+                    p->mode = E_SKIP;
+                } else if (match == C_SEP) {
+                    skip_call(p);
+                } else {
+                    interrupted(p, match, p->base + i);
+                }
                 break;
             }
             if (match == C_SEP) {
@@ -190,6 +201,7 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
                         skip_call(p);
                 } else {
                     tp_buf_clear(&p->name); /* the call type ("function") */
+                    p->call_off = p->base + i;
                     p->mode = E_V3NAME;
                 }
             } else if (match >= 0) {
@@ -206,8 +218,18 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
             if (lim > i)
                 i += scan_into(p, &head_m, s + i, lim - i, &p->name, &match, &over);
             if (over) {
-                tp_ev_error(p, TP_ERR_BAD_NAME, off, -1, NULL, 0);
-                skip_call(p);
+                /* the marker that ended the scan (if any) still counts, as
+                 * it would had the name come in smaller chunks */
+                tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
+                if (match < 0) {
+                    /* keep a partial marker: E_SKIP must see it complete */
+                    tp_matcher_switch(p, &head_m, &block_m);
+                    p->mode = E_SKIP;
+                } else if (match == C_SEP) {
+                    skip_call(p);
+                } else {
+                    interrupted(p, match, p->base + i);
+                }
                 break;
             }
             if (match >= 0) {
@@ -221,7 +243,7 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
                 const uint8_t *held = tp_matcher_path(&head_m, p->node, &hl);
                 p->node = 0;
                 if (tp_buf_append(&p->name, held, hl)) {
-                    tp_ev_error(p, TP_ERR_BAD_NAME, off, -1, NULL, 0);
+                    tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
                     skip_call(p);
                     break;
                 }

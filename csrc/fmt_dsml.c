@@ -81,7 +81,10 @@ static dsml_tags TAGS[NVAR];
  *   trailing_reported  string value: a non-space character was written;
  *            after a JSON body: trailing content was reported
  *   pending  string value: held whitespace (escaped); otherwise the raw
- *            value */
+ *            value
+ *   call_off stream offset where the attribute or value being buffered
+ *            starts (limit errors are reported there, so the offset does
+ *            not depend on the chunking) */
 
 static int build(dsml_tags *t, const char *block, const char *invoke, const char *param)
 {
@@ -472,7 +475,10 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             if (p->mode == D_AFTER_JSON && !p->trailing_reported &&
                 (junk || match == K_PARAM_START || match == K_PARAM_END)) {
                 p->trailing_reported = 1;
-                tp_ev_error(p, TP_ERR_TRAILING, p->base + i + (junk ? junk_at : 0), -1, NULL, 0);
+                /* the first dropped byte, or the start of the tag */
+                uint64_t at = junk ? p->base + i + junk_at
+                                   : p->base + i + k - t->tag_m.patlen[match];
+                tp_ev_error(p, TP_ERR_TRAILING, at, -1, NULL, 0);
             }
             i += k;
             if (match == K_INV_START) {
@@ -515,6 +521,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             }
             i++;
             if (r) {
+                p->call_off = p->base + i; /* where the attribute value starts */
                 p->mode++;
                 if (p->mode == D_P_NAME)
                     tp_buf_clear(&p->key);
@@ -529,12 +536,18 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             tp_buf *dst = p->mode == D_P_NAME ? &p->key : &p->name;
             const uint8_t *q = memchr(s + i, '"', n - i);
             size_t e = q ? (size_t)(q - s) : n;
-            if (tp_buf_append(dst, s + i, e - i)) {
+            size_t room = dst->limit - dst->len;
+            if (e - i > room || tp_buf_append(dst, s + i, e - i)) {
+                /* over the limit: what fits is taken, so that skipping
+                 * starts at the same byte whatever the chunks; reported at
+                 * the start of the value */
+                if (e - i > room && room && tp_buf_append(dst, s + i, room) == 0)
+                    i += room;
                 if (p->mode == D_INV_NAME) {
-                    tp_ev_error(p, TP_ERR_BAD_NAME, off, -1, NULL, 0);
+                    tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
                     skip_invoke(p);
                 } else {
-                    fail(p, TP_ERR_BUFFER_LIMIT, off);
+                    fail(p, TP_ERR_BUFFER_LIMIT, p->call_off);
                 }
                 break;
             }
@@ -562,6 +575,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             } else if (c == '>') {
                 i++;
                 if (p->mode == D_P_CLOSE) {
+                    p->call_off = p->base + i;
                     begin_value(p);
                 } else if (open_invoke(p, p->base + i)) {
                     p->mode = D_BODY;
@@ -656,7 +670,15 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             tp_scan_res r;
             uint8_t old = p->node;
             int over = 0;
-            tp_matcher_scan(&t->value_m, &p->node, s + i, n - i, &r);
+            /* Scan no more than can fit in the pending buffer (escaped
+             * whitespace takes up to 6 bytes a byte; the held bytes of a
+             * partial tag may be released too), so the limit is hit at the
+             * same byte whatever the chunks, and skipping starts there. */
+            size_t f = p->vkind ? 6 : 1;
+            size_t room = (p->pending.limit - p->pending.len) / f;
+            size_t held_n = t->value_m.depth[p->node];
+            size_t cap = room > held_n ? room - held_n : 1;
+            tp_matcher_scan(&t->value_m, &p->node, s + i, n - i < cap ? n - i : cap, &r);
             if (r.held_text) {
                 size_t hl;
                 const uint8_t *held = tp_matcher_path(&t->value_m, old, &hl);
@@ -666,8 +688,11 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
                 over = value_text(p, s + i, r.text_len);
             i += r.consumed;
             if (over) {
-                tp_call_fail(p, TP_ERR_BUFFER_LIMIT, off);
-                skip_invoke(p);
+                tp_call_fail(p, TP_ERR_BUFFER_LIMIT, p->call_off); /* the value's start */
+                tp_matcher_switch(p, &t->value_m, &t->tag_m);
+                p->mode = D_SKIP;
+                tp_buf_clear(&p->pending);
+                tp_buf_shrink(&p->pending, 0);
                 if (r.match == V_INV_END)
                     invoke_over(p);
                 else if (r.match == V_EOT)

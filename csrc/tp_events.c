@@ -179,8 +179,11 @@ size_t tp_scan_skip(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t 
         const uint8_t *held = tp_matcher_path(m, old, &hl);
         for (size_t k = 0; k < r.held_text && !*junk; k++)
             if (!tp_is_ws(held[k])) {
+                /* the held bytes are the hl bytes just before s: the offset
+                 * is negative, and wraps back when the caller adds it to
+                 * the stream offset of s */
                 *junk = 1;
-                *junk_at = 0;
+                *junk_at = (size_t)0 - (hl - k);
             }
     }
     for (size_t k = 0; k < r.text_len && !*junk; k++)
@@ -198,4 +201,14 @@ void tp_release_held(tp_parser *p, const tp_matcher *m)
     const uint8_t *held = tp_matcher_path(m, p->node, &hl);
     p->node = 0;
     tp_text(p, held, hl);
+}
+
+void tp_matcher_switch(tp_parser *p, const tp_matcher *from, const tp_matcher *to)
+{
+    size_t hl;
+    const uint8_t *held = tp_matcher_path(from, p->node, &hl);
+    tp_scan_res r;
+    p->node = 0;
+    if (hl)
+        tp_matcher_scan(to, &p->node, held, hl, &r);
 }

@@ -24,11 +24,17 @@ void tp_text_finish(tp_parser *p);
  * tp_text. Returns the bytes consumed; *match is the marker index or -1. */
 size_t tp_scan_text(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n, int *match);
 /* Same, but whatever is not a marker is dropped; *junk reports whether
- * any non-whitespace byte was dropped (its offset in *junk_at). */
+ * any non-whitespace byte was dropped (its offset from s in *junk_at,
+ * "negative" (wrapped) when it was held back from the previous chunk). */
 size_t tp_scan_skip(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n, int *match,
                     int *junk, size_t *junk_at);
 /* Releases the bytes the matcher holds back as text (end of stream). */
 void tp_release_held(tp_parser *p, const tp_matcher *m);
+/* Moves a partial marker held by `from` over to `to` (whose markers must
+ * include every marker of `from` that the held bytes could begin, and none
+ * inside them), as if `to` had scanned those bytes. For a switch of
+ * matchers in the middle of a scan (e.g. to skip a call). */
+void tp_matcher_switch(tp_parser *p, const tp_matcher *from, const tp_matcher *to);
 
 /* --- call layer (tp_calls.c) --- */
 /* Validates and opens a call. Returns 1 if opened, 0 if the call is to be

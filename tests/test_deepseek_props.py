@@ -93,3 +93,31 @@ def test_unknown_tools_dropped_others_survive(fmt, data):
     assert errors == ["unknown_tool"] * sum(1 for c in calls if c[0] not in declared)
     fwd = support.run(fmt, [response], [], forward_unknown=True)
     assert support.summary(fwd) == (text, calls, [])
+
+
+@pytest.mark.parametrize("fmt", ds.ALL_FORMATS)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_damaged_output_any_chunking(fmt, data):
+    """Responses with pieces cut out or markup fragments pasted in: whatever
+    the parser makes of them, it is the same for every chunking, each call
+    ends exactly once, and every argument string is valid JSON."""
+    response, _, _ = data.draw(ds.responses(fmt))
+    frags = ds.markers(fmt) + ['"', "{", "}", "\n", "```json\n", ' name="search">', ' string="false">', "<", "/>"]
+    s = response
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(s)))
+        if data.draw(st.booleans()) and s:
+            s = s[:at] + s[at + data.draw(st.integers(1, 8)):]
+        else:
+            s = s[:at] + data.draw(st.sampled_from(frags)) + s[at:]
+    one = support.run(fmt, [s], ds.TOOLS)
+    support.check_stream_invariants(one)
+    assert support.run(fmt, support.char_by_char(s), ds.TOOLS) == one
+    cuts = data.draw(st.lists(st.integers(0, max(len(s), 1)), max_size=8))
+    assert support.run(fmt, ds.split_at(s, cuts), ds.TOOLS) == one
+    # small limits: the limit errors, too, do not depend on the chunking
+    small = dict(max_buffer=24, max_name=12)
+    one = support.run(fmt, [s], ds.TOOLS, **small)
+    support.check_stream_invariants(one)
+    assert support.run(fmt, support.char_by_char(s), ds.TOOLS, **small) == one

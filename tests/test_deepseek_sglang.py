@@ -9,13 +9,19 @@ ours (which must pass)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("sglang.srt.function_call.deepseekv32_detector")
+try:
+    import sglang.srt.function_call.deepseekv41_detector  # noqa: F401
+except ImportError as e:  # pragma: no cover - depends on the machine
+    if os.environ.get("TOOLPARSE_REQUIRE_SGLANG") == "1":
+        raise
+    pytest.skip("SGLang not installed: %s" % e, allow_module_level=True)
 
 import ds_support as ds  # noqa: E402
 import support  # noqa: E402
