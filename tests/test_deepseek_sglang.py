@@ -287,24 +287,27 @@ def test_streaming_state_for_serving_layer(fmt):
     assert d.current_tool_id == 2
 
 
-def test_plugin_registers_names(monkeypatch):
-    from sglang.srt.function_call import function_call_parser as fcp
+def test_plugin_registers_names(fcp, monkeypatch):
+    """The native names are registered by the plugin (conftest's fcp loads
+    it as the server does); SGLANG_TOOLPARSE_REPLACE=1 maps the builtin
+    names to the native detectors too."""
     from sglang.srt.function_call import parser_names
 
     from sglang_toolparse import sglang_plugin
 
     enum = fcp.FunctionCallParser.ToolCallParserEnum
+    for fmt in ds.ALL_FORMATS:
+        assert issubclass(enum[fmt + "_native"], NATIVE[fmt])
+        assert enum[fmt + "_native"]().parser_name == fmt + "_native"
+        assert fmt + "_native" in parser_names.TOOL_CALL_PARSER_NAMES
     saved = dict(enum)
     try:
         monkeypatch.setenv("SGLANG_TOOLPARSE_REPLACE", "1")
         sglang_plugin._install_detectors(fcp)
-        sglang_plugin.register()
         for fmt in ds.ALL_FORMATS:
-            assert issubclass(enum[fmt + "_native"], NATIVE[fmt])
-            assert enum[fmt + "_native"]().parser_name == fmt + "_native"
             assert issubclass(enum[fmt], NATIVE[fmt])
-            assert fmt + "_native" in parser_names.TOOL_CALL_PARSER_NAMES
-            assert fmt + "_native" in sglang_plugin.registered_names()
+            assert enum[fmt]().parser_name == fmt
+            assert fmt in sglang_plugin.registered_names()
     finally:
         enum.clear()
         enum.update(saved)
