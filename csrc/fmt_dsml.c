@@ -247,18 +247,33 @@ static int str_text(tp_parser *p, const uint8_t *s, size_t n)
             }
             continue;
         }
-        if (c > 0x20 && c < 0x80 && c != '"' && c != '\\') {
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            /* a run of printable ASCII: written as is, except leading
+             * spaces of the value (dropped) and trailing spaces of the run
+             * (held: they may end the value) */
             size_t e = k + 1;
-            while (e < n && s[e] > 0x20 && s[e] < 0x80 && s[e] != '"' && s[e] != '\\')
+            while (e < n && s[e] >= 0x20 && s[e] < 0x80 && s[e] != '"' && s[e] != '\\')
                 e++;
-            if (p->pending.len) {
-                if (tp_buf_append(&p->out, p->pending.data, p->pending.len))
+            size_t a = k, z = e;
+            if (!p->trailing_reported)
+                while (a < e && s[a] == ' ')
+                    a++;
+            while (z > a && s[z - 1] == ' ')
+                z--;
+            if (z > a) {
+                if (p->pending.len) {
+                    if (tp_buf_append(&p->out, p->pending.data, p->pending.len))
+                        p->oom = 1;
+                    tp_buf_clear(&p->pending);
+                }
+                p->trailing_reported = 1;
+                if (tp_buf_append(&p->out, s + a, z - a))
                     p->oom = 1;
-                tp_buf_clear(&p->pending);
             }
-            p->trailing_reported = 1;
-            if (tp_buf_append(&p->out, s + k, e - k))
-                p->oom = 1;
+            if (e > z && z >= a && tp_buf_append(&p->pending, s + z, e - z)) {
+                r = -1;
+                break;
+            }
             k = e;
             continue;
         }
