@@ -267,8 +267,8 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
                 i++;
                 if (p->fstate == 7)
                     args_start(p);
-            } else if (p->fstate == 0 && (c == '{' || c == '[')) {
-                args_start(p); /* no fence: the JSON itself */
+            } else if ((p->fstate == 0 || p->fstate == 3) && (c == '{' || c == '[' || tp_is_ws(c))) {
+                args_start(p); /* no fence, or ``` without "json": the JSON itself */
             } else {
                 fail(p, TP_ERR_BAD_MARKUP, off);
             }

@@ -272,6 +272,18 @@ def test_dsml_trailing_content_after_json_body(fmt):
     assert oneshot(NATIVE[fmt], response) == ("", [("search", '{"q": 1}')])
 
 
+@pytest.mark.parametrize("fmt", ds.ALL_FORMATS)
+def test_unknown_tools_follow_sglang_env(fmt, monkeypatch):
+    """Undeclared tools are dropped as SGLang drops them, and kept under
+    SGLANG_FORWARD_UNKNOWN_TOOLS=1, in both detectors."""
+    response, _, calls = ds.render(fmt, [("block", [("mystery", {"a": 1}, "xml"), ("noop", {}, "xml")])])
+    for flag, expected in (("0", calls[1:]), ("1", calls)):
+        monkeypatch.setenv("SGLANG_FORWARD_UNKNOWN_TOOLS", flag)
+        assert oneshot(BUILTIN[fmt], response)[1] == expected
+        assert oneshot(NATIVE[fmt], response)[1] == expected
+        assert stream(NATIVE[fmt], support.token_like(response, 2))[1] == expected
+
+
 # ---- serving-layer state -----------------------------------------------------------
 
 @pytest.mark.parametrize("fmt", ds.ALL_FORMATS)
