@@ -13,18 +13,12 @@ Everything the serving layer does after that (chat template, request
 conversion, FunctionCallParser, SSE framing, tool-call ids, the final
 `_check_for_unstreamed_tool_args`) is SGLang's own code.
 
-SGLang's config package imports `torchvision.transforms` at import time
-(InternVL/DeepSeek-OCR image preprocessing). PyPI has no CPU build of
-torchvision matching the CPU torch wheel, so when torchvision is absent a
-placeholder package is served for it; calling anything in it raises. Only
-multimodal preprocessing would touch it and these tests are text-only.
+SGLang's import of torchvision is served by torchvision_placeholder.py
+when torchvision is not installed.
 """
 from __future__ import annotations
 
 import asyncio
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import json
 import os
 import sys
@@ -32,48 +26,11 @@ import tempfile
 import types
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-
-class _Unavailable:
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attr: str) -> "_Unavailable":
-        return _Unavailable(self._name + "." + attr)
-
-    def __call__(self, *a: Any, **k: Any) -> Any:
-        raise RuntimeError("torchvision is not installed (%s called)" % self._name)
-
-
-class _TorchvisionPlaceholder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def find_spec(self, fullname, path, target=None):  # type: ignore[override]
-        if fullname == "torchvision" or fullname.startswith("torchvision."):
-            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
-        return None
-
-    def create_module(self, spec):  # type: ignore[override]
-        m = types.ModuleType(spec.name)
-        m.__path__ = []  # type: ignore[attr-defined]
-        m.__getattr__ = lambda attr, _n=spec.name: _Unavailable(_n + "." + attr)  # type: ignore[attr-defined]
-        return m
-
-    def exec_module(self, module) -> None:  # type: ignore[override]
-        pass
-
-
-def _install_torchvision_placeholder() -> None:
-    if any(isinstance(f, _TorchvisionPlaceholder) for f in sys.meta_path):
-        return
-    if importlib.util.find_spec("torchvision") is not None:
-        return
-    # transformers computes its is_torchvision_available() flag from the
-    # real environment first, so it never takes the placeholder for real
-    import transformers.utils.import_utils  # noqa: F401
-
-    sys.meta_path.append(_TorchvisionPlaceholder())
+import torchvision_placeholder
 
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-_install_torchvision_placeholder()
+torchvision_placeholder.install()
 
 from sglang.srt.entrypoints.openai.protocol import ChatCompletionRequest  # noqa: E402
 from sglang.srt.entrypoints.openai.serving_chat import OpenAIServingChat  # noqa: E402
