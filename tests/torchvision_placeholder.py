@@ -19,6 +19,8 @@ class _Unavailable:
         self._name = name
 
     def __getattr__(self, attr: str) -> "_Unavailable":
+        if attr.startswith("__"):  # introspection (__file__, __wrapped__, ...) finds nothing
+            raise AttributeError(attr)
         return _Unavailable(self._name + "." + attr)
 
     def __call__(self, *a: Any, **k: Any) -> Any:
@@ -34,7 +36,7 @@ class _TorchvisionPlaceholder(importlib.abc.MetaPathFinder, importlib.abc.Loader
     def create_module(self, spec):  # type: ignore[override]
         m = types.ModuleType(spec.name)
         m.__path__ = []  # type: ignore[attr-defined]
-        m.__getattr__ = lambda attr, _n=spec.name: _Unavailable(_n + "." + attr)  # type: ignore[attr-defined]
+        m.__getattr__ = _Unavailable(spec.name).__getattr__  # type: ignore[attr-defined]
         return m
 
     def exec_module(self, module) -> None:  # type: ignore[override]
