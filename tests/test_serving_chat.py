@@ -340,3 +340,33 @@ def test_native_one_shot_equals_standalone_api(native):
     content, calls, _ = _message_of(serving_stub.serve(sa, [CANNED[builtin]], TOOLS, stream=False))
     assert content == ref.text
     assert [(n, a) for _, n, a, _ in calls] == [(c.name, c.arguments) for c in ref.calls]
+
+
+def test_client_checks_sglang_stream_with_call_assembler():
+    """A call whose JSON breaks after it started streaming has already been
+    announced (a stream cannot take it back): the client gets its id, name
+    and invalid arguments. CallAssembler, fed the SSE deltas, flags exactly
+    that call before anything is executed."""
+    from sglang_toolparse.assembler import CallAssembler
+
+    native = next(n for n, (_c, b) in sorted(NATIVE_NAMES.items()) if b == "qwen25")
+    text = (
+        "On it.\n<tool_call>\n"
+        '{"name": "get_weather", "arguments": {"city": "Paris", "days": 2}}\n</tool_call>\n<tool_call>\n'
+        '{"name": "get_weather", "arguments": {"city": "Oslo",, "days": 1}}\n</tool_call>\n<tool_call>\n'
+        '{"name": "get_weather", "arguments": {"city": "Rome", "days": "three"}}\n</tool_call>'
+    )
+    sa = serving_stub.server_args(native)
+    body = serving_stub.serve(sa, _tokens(text, _QWEN_SPECIAL), TOOLS, stream=True)
+    _content, _calls, _finish, chunks = serving_stub.assemble_sse(body)
+    asm = CallAssembler(TOOLS)
+    for chunk in chunks:
+        for choice in chunk.choices:
+            for tc in choice.delta.tool_calls or []:
+                f = tc.function
+                asm.add_delta(tc.index, tc.id, f and f.name, f and f.arguments)
+    calls = asm.close()
+    assert [c.ok for c in calls] == [True, False, False]
+    assert calls[0].value == {"city": "Paris", "days": 2}
+    assert [(e.index, e.kind) for e in calls[1].errors] == [(1, "invalid_json")]
+    assert [(e.index, e.kind, e.path) for e in calls[2].errors] == [(2, "schema", "$.days")]
