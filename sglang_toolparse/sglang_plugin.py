@@ -24,6 +24,9 @@ from typing import Any, Dict, List, Optional, Tuple
 logger = logging.getLogger("sglang_toolparse")
 
 FCP_MODULE = "sglang.srt.function_call.function_call_parser"
+# what SGLang's HTTP worker processes import (see sglang_app.py)
+APP_PATH_ENV = "SGLANG_HTTP_SERVER_APP_PATH"
+APP_PATH = "sglang_toolparse.sglang_app:app"
 
 # registered name -> (adapter class name, builtin name it can replace)
 NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
@@ -117,6 +120,9 @@ def register() -> None:
                 parser_names.TOOL_CALL_PARSER_NAMES.append(name)
     except ImportError:  # an SGLang without the cheap name list
         pass
+    # HTTP workers (--tokenizer-worker-num > 1) import the app by path and
+    # never call load_plugins(); route them through a module that does
+    os.environ.setdefault(APP_PATH_ENV, APP_PATH)
     module = sys.modules.get(FCP_MODULE)
     if module is not None:
         _install_detectors(module)
