@@ -1,0 +1,246 @@
+"""Built-in benchmark corpus: model outputs generated in code, with their
+ground truth (the calls and the prose a parser should extract).
+
+A *renderer* turns (prose, calls) into the text a model of one format family
+writes. Renderers are keyed by the core format name (the `_tp_format` of the
+native detector, e.g. "qwen25", "hermes"). To benchmark a new family, add a
+function to RENDERERS; families without a renderer are skipped with a note.
+"""
+from __future__ import annotations
+
+import json
+import random
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+# (name, arguments dict)
+Call = Tuple[str, Dict[str, Any]]
+Renderer = Callable[[str, Sequence[Call]], str]
+
+
+def _dumps(obj: Any) -> str:
+    # what the models write, and what both parsers return for arguments
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def render_qwen25(prose: str, calls: Sequence[Call]) -> str:
+    """Qwen2.5 / Qwen3: `<tool_call>\\n{"name": ..., "arguments": ...}\\n</tool_call>`."""
+    blocks = ["<tool_call>\n%s\n</tool_call>" % _dumps({"name": n, "arguments": a}) for n, a in calls]
+    if not blocks:
+        return prose
+    return (prose + "\n" if prose else "") + "\n".join(blocks)
+
+
+def render_hermes(prose: str, calls: Sequence[Call]) -> str:
+    """Hermes: `<tool_call>{"name": ..., "arguments": ...}</tool_call>`."""
+    blocks = ["<tool_call>%s</tool_call>" % _dumps({"name": n, "arguments": a}) for n, a in calls]
+    if not blocks:
+        return prose
+    return (prose + "\n" if prose else "") + "\n".join(blocks)
+
+
+RENDERERS: Dict[str, Renderer] = {
+    "qwen25": render_qwen25,
+    "hermes": render_hermes,
+}
+
+
+# -- tools -----------------------------------------------------------------
+def _tool(name: str, desc: str, props: Dict[str, Any], required: Sequence[str]) -> Dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": desc,
+            "parameters": {"type": "object", "properties": props, "required": list(required)},
+        },
+    }
+
+
+TOOLS: List[Dict[str, Any]] = [
+    _tool("get_weather", "Current weather and forecast for a place",
+          {"location": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+           "days": {"type": "integer"}, "include": {"type": "array", "items": {"type": "string"}}},
+          ["location"]),
+    _tool("search_web", "Search the web",
+          {"query": {"type": "string"}, "max_results": {"type": "integer"},
+           "filters": {"type": "object"}}, ["query"]),
+    _tool("write_file", "Write a file in the workspace",
+          {"path": {"type": "string"}, "content": {"type": "string"}}, ["path", "content"]),
+    _tool("run_command", "Run a shell command",
+          {"command": {"type": "string"}, "timeout": {"type": "number"}, "env": {"type": "object"}},
+          ["command"]),
+]
+
+
+# -- generated content -----------------------------------------------------
+_CODE_LINES = [
+    "def handle(request, *, retries=3):",
+    '    """Serve one request; see docs/handlers.md for the \\"retry\\" rules."""',
+    "    path = request.path.rstrip('/') or '/'",
+    '    if path.startswith("C:\\\\Users"):  # Windows paths arrive escaped',
+    "        raise ValueError(f\"bad path: {path!r}\")",
+    "    for attempt in range(retries):",
+    "        try:",
+    "            return ROUTES[path](request)\t# dispatch",
+    "        except KeyError:",
+    "            log.warning(\"no route for %s (attempt %d)\", path, attempt)",
+    "    return Response(status=404, body='{\"error\": \"not found\"}')",
+    "",
+    "# Grüße, naïve café — 東京 / Zürich ✓",
+    "RATE = {'min': 0.5, 'max': 1e3, 'tags': [\"a\", \"b\"]}",
+]
+
+_PROSE_SENTENCES = [
+    "The service keeps a small cache of recent responses so that repeated questions are answered quickly.",
+    "When the cache is cold, each request is forwarded to the backend and the result is stored for a while.",
+    "Entries expire after a few minutes, which keeps memory use modest even under heavy traffic.",
+    "If the backend is slow, the caller sees a short delay, but correctness never depends on the cache.",
+    "Operators can tune the expiry and the maximum size without restarting anything.",
+    "Metrics report hit rates, evictions and the latency of misses, broken down by route.",
+    "In short, the cache is an optimisation: turning it off changes speed, not answers.",
+]
+
+
+def code_text(n_chars: int, seed: int = 0) -> str:
+    """Source-code-like text (quotes, backslashes, tabs, non-ASCII) of n chars."""
+    rnd = random.Random(seed)
+    out: List[str] = []
+    size = 0
+    while size < n_chars:
+        line = rnd.choice(_CODE_LINES) + "\n"
+        out.append(line)
+        size += len(line)
+    return "".join(out)[:n_chars]
+
+
+def prose_text(n_bytes: int, seed: int = 0) -> str:
+    """Plain English prose (no markup) of about n bytes."""
+    rnd = random.Random(seed)
+    out: List[str] = []
+    size = 0
+    while size < n_bytes:
+        s = rnd.choice(_PROSE_SENTENCES)
+        out.append(s)
+        size += len(s) + 1
+    return " ".join(out)[:n_bytes].rstrip()
+
+
+def file_args(n_bytes: int, seed: int = 0) -> Dict[str, Any]:
+    """write_file arguments whose JSON is about n_bytes (UTF-8) long."""
+    path = "src/handlers/generated_%d.py" % n_bytes
+    k = n_bytes
+    for _ in range(20):
+        args = {"path": path, "content": code_text(max(k, 0), seed)}
+        size = len(_dumps(args).encode("utf-8"))
+        if abs(size - n_bytes) <= 8 or k <= 0:
+            break
+        k -= max(1, (size - n_bytes) * 9 // 10) if size > n_bytes else -max(1, (n_bytes - size) * 9 // 10)
+    return args
+
+
+CHAT_CALL: Call = ("get_weather", {
+    "location": "San Francisco, CA",
+    "unit": "celsius",
+    "days": 5,
+    "include": ["hourly", "alerts", "air_quality", "sunrise_sunset"],
+    "options": {"language": "en-US", "round": True, "precision": 1, "source": None},
+    "note": "Plan for an outdoor event on Saturday afternoon; flag rain over 30% or wind above 25 km/h.",
+})
+
+BURST_CALLS: List[Call] = [
+    ("search_web", {"query": "latest stable release of the Linux kernel", "max_results": 5,
+                    "filters": {"site": ["kernel.org", "lwn.net"], "recency_days": 30}}),
+    ("run_command", {"command": "grep -rn \"TODO\" src/ | sort -t: -k1,1 | head -n 50", "timeout": 12.5,
+                     "env": {"LC_ALL": "C", "GREP_COLORS": "mt=01;31"}}),
+    ("write_file", {"path": "notes/summary.md",
+                    "content": "# Summary\n\n- Kernel: check the \"stable\" column.\n- TODOs: 50 listed, sorted by file.\n"}),
+]
+
+
+# -- chunkers --------------------------------------------------------------
+def fixed_chunks(text: str, n: int) -> List[str]:
+    return [text[i : i + n] for i in range(0, len(text), n)]
+
+
+def burst_chunks(text: str, seed: int = 0, lo: int = 20, hi: int = 200) -> List[str]:
+    rnd = random.Random(seed)
+    out, i = [], 0
+    while i < len(text):
+        n = rnd.randint(lo, hi)
+        out.append(text[i : i + n])
+        i += n
+    return out
+
+
+# -- scenarios -------------------------------------------------------------
+class Scenario(NamedTuple):
+    """What a case contains, independent of the format."""
+
+    key: str
+    label: str
+    prose: str
+    calls: List[Call]
+    chunking: str  # "fixed" (uses the run's chunk size) or "bursts"
+    arg_bytes: int  # bytes of argument JSON (sum over calls)
+
+
+class Case(NamedTuple):
+    """A scenario rendered for one format."""
+
+    scenario: Scenario
+    fmt: str
+    text: str
+    chunks: List[str]
+    expected_calls: List[Tuple[str, str]]  # (name, arguments JSON)
+    expected_text: str
+
+    @property
+    def key(self) -> str:
+        return self.scenario.key
+
+    @property
+    def n_bytes(self) -> int:
+        return len(self.text.encode("utf-8"))
+
+
+def _arg_bytes(calls: Sequence[Call]) -> int:
+    return sum(len(_dumps(a).encode("utf-8")) for _, a in calls)
+
+
+def make_scenario(key: str) -> Scenario:
+    """chat | prose2k | bursts3 | args<N>k (one write_file call of N KiB arguments)."""
+    if key == "chat":
+        prose = "Sure, I'll look up the forecast for San Francisco so we can plan Saturday."
+        calls = [CHAT_CALL]
+        return Scenario(key, "chat response (~300 B args)", prose, calls, "fixed", _arg_bytes(calls))
+    if key == "prose2k":
+        return Scenario(key, "2 KB plain prose, no call", prose_text(2048), [], "fixed", 0)
+    if key == "bursts3":
+        prose = "I'll search, scan the TODOs and write a summary."
+        return Scenario(key, "3 calls, 20-200-char bursts", prose, BURST_CALLS, "bursts", _arg_bytes(BURST_CALLS))
+    if key.startswith("args") and key.endswith("k") and key[4:-1].isdigit():
+        kib = int(key[4:-1])
+        calls = [("write_file", file_args(kib * 1024))]
+        return Scenario(key, "one call, %d KB argument" % kib, "", calls, "fixed", _arg_bytes(calls))
+    raise ValueError("unknown scenario %r" % key)
+
+
+def render_case(scenario: Scenario, fmt: str, chunk: int = 4, renderer: Optional[Renderer] = None) -> Case:
+    render = renderer or RENDERERS[fmt]
+    text = render(scenario.prose, scenario.calls)
+    if scenario.chunking == "bursts":
+        chunks = burst_chunks(text)
+    else:
+        chunks = fixed_chunks(text, chunk)
+    expected = [(n, _dumps(a)) for n, a in scenario.calls]
+    return Case(scenario, fmt, text, chunks, expected, scenario.prose)
+
+
+def scenario_keys(mode: str) -> List[str]:
+    """Scenarios of a run mode, small to large (SGLang's time on a large
+    argument is estimated from the previous one)."""
+    if mode == "quick":
+        return ["chat", "prose2k", "bursts3", "args1k", "args4k"]
+    if mode == "full":
+        return ["chat", "prose2k", "bursts3", "args1k", "args4k", "args16k", "args64k", "args256k"]
+    return ["chat", "prose2k", "bursts3", "args1k", "args4k", "args16k", "args64k"]

@@ -1,0 +1,171 @@
+"""Printing the tables, writing JSON and the optional PNG."""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Optional, Sequence
+
+
+def fmt_us(v: Optional[float]) -> str:
+    if v is None:
+        return "-"
+    if v >= 1000:
+        return "%.0f" % v
+    if v >= 10:
+        return "%.1f" % v
+    return "%.2f" % v
+
+
+def fmt_x(v: Optional[float]) -> str:
+    if v is None:
+        return "-"
+    if v >= 100:
+        return "%.0fx" % v
+    if v >= 10:
+        return "%.1fx" % v
+    return "%.2fx" % v
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip()
+
+    sep = "  ".join("-" * w for w in widths)
+    return "\n".join([line(headers), sep] + [line(r) for r in rows])
+
+
+def _side_cell(side: Optional[Dict[str, Any]], key: str = "us_per_chunk_min") -> str:
+    if not side:
+        return "-"
+    if side.get("skipped"):
+        return "skip"
+    if side.get("error"):
+        return "error"
+    return fmt_us(side.get(key))
+
+
+def _ok(side: Optional[Dict[str, Any]], key: str) -> str:
+    if not side or side.get("skipped"):
+        return "-"
+    if side.get("error"):
+        return "err"
+    return side.get(key) or "-"
+
+
+def bench_table(report: Dict[str, Any]) -> str:
+    headers = ["format", "scenario", "bytes", "chunks", "native", "sglang", "floor", "standalone",
+               "sglang/native", "native/floor", "calls nat/sgl/sa", "text nat/sgl/sa"]
+    right = [False, False, True, True, True, True, True, True, True, True, False, False]
+    rows = []
+    for r in report["results"]:
+        s = r["sides"]
+        rows.append([
+            r["format"], r["scenario"], str(r["bytes"]), str(r["chunks"]),
+            _side_cell(s.get("native")), _side_cell(s.get("sglang")), _side_cell(s.get("floor")),
+            _side_cell(s.get("standalone")),
+            fmt_x(r["ratios"]["sglang_over_native"]), fmt_x(r["ratios"]["native_over_floor"]),
+            "/".join(_ok(s.get(k), "calls") for k in ("native", "sglang", "standalone")),
+            "/".join(_ok(s.get(k), "text") for k in ("native", "sglang", "standalone")),
+        ])
+    return table(headers, rows, right)
+
+
+def targets_table(report: Dict[str, Any]) -> str:
+    rows = []
+    for t in report["targets"]:
+        v = t["value"]
+        if t["target"].startswith("standalone us"):
+            val, goal = fmt_us(v), "%s %s" % (t["op"], fmt_us(t["threshold"]))
+        else:
+            val, goal = fmt_x(v), "%s %s" % (t["op"], fmt_x(t["threshold"]))
+        if t["met"] is None:
+            status = "n/a"
+        elif t["met"]:
+            status = "met"
+        else:
+            # how far off: the fraction of the goal reached (>=) or the excess (<=)
+            frac = v / t["threshold"] if t["op"] == ">=" else v / t["threshold"]
+            status = "MISSED (%.2f of goal)" % frac if t["op"] == ">=" else "MISSED (%.2fx the limit)" % frac
+        rows.append([t["format"], t["target"], val, goal, status, t.get("note") or ""])
+    return table(["format", "target", "value", "goal", "status", "note"], rows,
+                 [False, False, True, True, False, False])
+
+
+def print_bench(report: Dict[str, Any], out) -> None:
+    env = report["environment"]
+    print("sglang-toolparse %s benchmark (%s mode), Python %s, SGLang %s, %s CPUs" % (
+        env["sglang_toolparse"], report["mode"], env["python"], env["sglang"] or "not available", env["cpus"]), file=out)
+    print("us per chunk (min over runs); chunks of %d chars except bursts3 (20-200)." % report["chunk"], file=out)
+    print("native = <name>_native through FunctionCallParser.parse_stream_chunk; sglang = the builtin detector; "
+          "floor = a detector returning an empty result; standalone = StreamParser.feed.", file=out)
+    print("calls/text: ok = equal to the ground truth, json = same decoded arguments, "
+          "ws = equal but for surrounding whitespace, diff = different.", file=out)
+    print(file=out)
+    print(bench_table(report), file=out)
+    skipped = [(r["format"], r["scenario"], side, v["skipped"]) for r in report["results"]
+               for side, v in r["sides"].items() if v.get("skipped")]
+    if skipped:
+        print(file=out)
+        for fmt, sc, side, why in skipped:
+            print("skipped %s %s %s: %s" % (fmt, sc, side, why), file=out)
+    if report["targets"]:
+        print(file=out)
+        print("Targets (reported, not asserted):", file=out)
+        print(targets_table(report), file=out)
+    for n in report["notes"]:
+        print("note: " + n, file=out)
+
+
+def write_json(report: Dict[str, Any], path: str) -> str:
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    return path
+
+
+def write_png(report: Dict[str, Any], path: str) -> Optional[str]:
+    """Time per stream against argument length, log-log, native vs SGLang.
+    None if matplotlib is not installed or there is nothing to plot."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    series: Dict[str, Dict[str, List[Any]]] = {}
+    for r in report["results"]:
+        if not r["scenario"].startswith("args"):
+            continue
+        for side in ("native", "sglang", "standalone"):
+            v = r["sides"].get(side) or {}
+            if v.get("total_ms_min") is None:
+                continue
+            s = series.setdefault("%s|%s" % (r["format"], side), {"x": [], "y": []})
+            s["x"].append(r["arg_bytes"])
+            s["y"].append(v["total_ms_min"])
+    if not series:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    styles = {"native": "-o", "sglang": "--s", "standalone": ":^"}
+    for key, s in series.items():
+        fmt, side = key.split("|")
+        label = "%s (%s)" % (fmt, side) if side != "sglang" else "%s (SGLang builtin)" % fmt
+        ax.plot(s["x"], s["y"], styles[side], label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("argument length (bytes of JSON)")
+    ax.set_ylabel("time per stream (ms, %d-char chunks)" % report["chunk"])
+    ax.set_title("Streaming tool-call parsing: native vs SGLang")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

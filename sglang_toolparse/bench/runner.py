@@ -1,0 +1,362 @@
+"""Timing and correctness of every side on every case."""
+from __future__ import annotations
+
+import gc
+import json
+import statistics
+import sys
+import time
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, Text
+
+from . import corpus
+from .progress import progress
+from .sides import SIDES, Format, SGLang, Side, make_side
+
+
+class Policy(NamedTuple):
+    """How long to time one (case, side): repeat until `budget` seconds have
+    been spent and at least `min_reps` runs were made, at most `max_reps`."""
+
+    budget: float
+    min_reps: int
+    max_reps: int
+
+
+class Mode(NamedTuple):
+    name: str
+    fast: Policy  # native, floor, standalone
+    slow: Policy  # SGLang's own detectors
+    sglang_limit: float  # skip an SGLang case estimated to take longer (s)
+
+
+MODES: Dict[str, Mode] = {
+    "quick": Mode("quick", Policy(0.05, 2, 20), Policy(0.2, 1, 3), 10.0),
+    "default": Mode("default", Policy(0.3, 3, 100), Policy(1.5, 1, 5), 60.0),
+    "full": Mode("full", Policy(1.0, 5, 500), Policy(5.0, 2, 10), 600.0),
+}
+
+
+# -- assembling what a side streamed -----------------------------------------
+def assemble_fcp(outputs: Sequence[Tuple[str, list]]) -> Tuple[str, List[Tuple[str, str]]]:
+    """(text, [(name, arguments)]) from parse_stream_chunk/parse_stream_end
+    results: calls are assembled per tool_index (first name + concatenated
+    parameters)."""
+    text: List[str] = []
+    calls: Dict[int, List[Any]] = {}
+    for normal, items in outputs:
+        if normal:
+            text.append(normal)
+        for it in items or ():
+            c = calls.setdefault(it.tool_index, [None, []])
+            if it.name and c[0] is None:
+                c[0] = it.name
+            if it.parameters:
+                c[1].append(it.parameters)
+    return "".join(text), [(c[0] or "", "".join(c[1])) for _, c in sorted(calls.items())]
+
+
+def assemble_events(outputs: Sequence[list]) -> Tuple[str, List[Tuple[str, str]]]:
+    """The same from standalone event lists (ArgsDelta per call index)."""
+    text: List[str] = []
+    calls: Dict[int, List[Any]] = {}
+    ended: Dict[int, str] = {}
+    for evs in outputs:
+        for ev in evs:
+            t = type(ev)
+            if t is Text:
+                text.append(ev.text)
+            elif t is CallStart:
+                calls.setdefault(ev.index, [ev.name, []])
+            elif t is ArgsDelta:
+                calls.setdefault(ev.index, ["", []])[1].append(ev.delta)
+            elif t is CallEnd:
+                ended[ev.index] = ev.arguments
+    out = []
+    for i, (name, parts) in sorted(calls.items()):
+        args = "".join(parts)
+        if i in ended and ended[i] != args:  # deltas must add up to the final arguments
+            args = "<deltas %r != end %r>" % (args[:40], ended[i][:40])
+        out.append((name, args))
+    return "".join(text), out
+
+
+def _json_or_none(s: str) -> Any:
+    try:
+        return json.loads(s)
+    except ValueError:
+        return None
+
+
+def compare_calls(got: Sequence[Tuple[str, str]], want: Sequence[Tuple[str, str]]) -> str:
+    """"ok" (same names, same argument text), "json" (same names and decoded
+    arguments, different text) or "diff"."""
+    if list(got) == list(want):
+        return "ok"
+    if len(got) == len(want) and all(
+        gn == wn and _json_or_none(ga) is not None and _json_or_none(ga) == _json_or_none(wa)
+        for (gn, ga), (wn, wa) in zip(got, want)
+    ):
+        return "json"
+    return "diff"
+
+
+def compare_text(got: str, want: str) -> str:
+    """"ok" (equal), "ws" (equal but for leading/trailing whitespace) or "diff"."""
+    if got == want:
+        return "ok"
+    if got.strip() == want.strip():
+        return "ws"
+    return "diff"
+
+
+# -- timing ----------------------------------------------------------------
+def run_stream(side: Side, chunks: Sequence[str], collect: bool) -> Tuple[int, Optional[list]]:
+    """Nanoseconds for one whole stream (every chunk, then the end call);
+    the garbage collector is off while timing, as in timeit."""
+    feed, end = side.start()
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        if collect:
+            out: list = []
+            ap = out.append
+            t0 = time.perf_counter_ns()
+            for c in chunks:
+                ap(feed(c))
+            ap(end())
+            t1 = time.perf_counter_ns()
+            return t1 - t0, out
+        t0 = time.perf_counter_ns()
+        for c in chunks:
+            feed(c)
+        end()
+        t1 = time.perf_counter_ns()
+        return t1 - t0, None
+    finally:
+        if gc_was:
+            gc.enable()
+
+
+def measure(side: Side, chunks: Sequence[str], policy: Policy) -> Tuple[Dict[str, Any], str, List[Tuple[str, str]]]:
+    """One collected run (correctness, and warm-up), then timed runs. If the
+    collected run alone exceeds the budget (SGLang on a large argument), it
+    is the only timing sample. Returns (timings, streamed text, calls)."""
+    first, outputs = run_stream(side, chunks, collect=True)
+    if side.kind == "standalone":
+        text, calls = assemble_events(outputs or [])
+    else:
+        text, calls = assemble_fcp(outputs or [])
+    times: List[int] = []
+    if first >= policy.budget * 1e9:
+        times.append(first)
+        collected = True
+    else:
+        collected = False
+        spent = 0
+        while len(times) < policy.max_reps and (len(times) < policy.min_reps or spent < policy.budget * 1e9):
+            dt, _ = run_stream(side, chunks, collect=False)
+            times.append(dt)
+            spent += dt
+    n = max(1, len(chunks))
+    tmin, tmed = min(times), statistics.median(times)
+    return {
+        "reps": len(times),
+        "timed_with_collection": collected,
+        "total_ms_min": tmin / 1e6,
+        "total_ms_median": tmed / 1e6,
+        "us_per_chunk_min": tmin / n / 1e3,
+        "us_per_chunk_median": tmed / n / 1e3,
+    }, text, calls
+
+
+def measure_case(side: Side, case: corpus.Case, policy: Policy) -> Dict[str, Any]:
+    """measure() plus the comparison with the case's ground truth; an
+    exception in a parser is reported, not raised."""
+    try:
+        stats, text, calls = measure(side, case.chunks, policy)
+    except Exception as e:  # a detector crashing on the corpus is a result too
+        return {"error": "%s: %s" % (type(e).__name__, e)}
+    stats["calls"] = compare_calls(calls, case.expected_calls)
+    stats["text"] = compare_text(text, case.expected_text)
+    stats["n_calls"] = len(calls)
+    if stats["calls"] != "ok":
+        stats["calls_got"] = [[n, _clip(a)] for n, a in calls]
+    if stats["text"] != "ok":
+        stats["text_got"] = _clip(text)
+    return stats
+
+
+def _clip(s: str, n: int = 400) -> str:
+    return s if len(s) <= n else s[: n // 2] + " ...[%d chars]... " % (len(s) - n) + s[-n // 2 :]
+
+
+def _ratio(a: Optional[float], b: Optional[float]) -> Optional[float]:
+    if a is None or b is None or b <= 0:
+        return None
+    return a / b
+
+
+def _t(res: Dict[str, Any], side: str, key: str = "total_ms_min") -> Optional[float]:
+    s = res["sides"].get(side) or {}
+    return s.get(key)
+
+
+# -- the run -----------------------------------------------------------------
+def run_bench(
+    mode: Mode,
+    formats: Optional[Sequence[str]] = None,
+    scenarios: Optional[Sequence[str]] = None,
+    chunk: int = 4,
+    sides: Sequence[str] = SIDES,
+    show_progress: bool = True,
+    sg: Optional[SGLang] = None,
+    log=sys.stderr,
+) -> Dict[str, Any]:
+    from .sides import discover_formats
+
+    notes: List[str] = []
+    if sg is None:
+        sg = SGLang()
+    if not sg.ok:
+        notes.append("SGLang is not importable (%s): only the standalone native parser is measured." % sg.error)
+    fmts = discover_formats(sg)
+    if formats:
+        wanted = set(formats)
+        fmts = [f for f in fmts if wanted & ({f.native_name, f.core, f.builtin or ""} | set(f.aliases))]
+        if not fmts:
+            raise SystemExit("no registered format matches %s" % ", ".join(sorted(wanted)))
+    for f in fmts:
+        if f.aliases:
+            notes.append("%s: also registered as %s (same detectors, measured once)." % (f.native_name, ", ".join(f.aliases)))
+    keys = list(scenarios) if scenarios else corpus.scenario_keys(mode.name)
+    scen = [corpus.make_scenario(k) for k in keys]
+
+    plan: List[Tuple[Format, corpus.Case, List[Side]]] = []
+    for f in fmts:
+        render = corpus.RENDERERS.get(f.core)
+        if render is None:
+            notes.append("%s: no corpus renderer for core format %r yet; skipped (add one to "
+                         "sglang_toolparse/bench/corpus.py RENDERERS)." % (f.native_name, f.core))
+            continue
+        side_objs = []
+        for kind in sides:
+            s = make_side(kind, f, corpus.TOOLS, sg)
+            if s is not None:
+                side_objs.append(s)
+        for sc in scen:
+            plan.append((f, corpus.render_case(sc, f.core, chunk, render), side_objs))
+
+    total = sum(len(s) for _, _, s in plan)
+    results: List[Dict[str, Any]] = []
+    last_args: Dict[str, Tuple[int, float]] = {}  # format -> (arg bytes, SGLang seconds) of the last args case
+    with progress(total, enabled=show_progress) as bar:
+        for f, case, side_objs in plan:
+            res: Dict[str, Any] = {
+                "format": f.native_name,
+                "builtin": f.builtin,
+                "core": f.core,
+                "scenario": case.key,
+                "label": case.scenario.label,
+                "bytes": case.n_bytes,
+                "arg_bytes": case.scenario.arg_bytes,
+                "chunks": len(case.chunks),
+                "chunking": "bursts 20-200" if case.scenario.chunking == "bursts" else "fixed %d" % chunk,
+                "sides": {},
+            }
+            for side in side_objs:
+                bar.describe("%s %s %s" % (f.core, case.key, side.kind))
+                if side.kind == "sglang" and case.key.startswith("args") and f.native_name in last_args:
+                    prev_b, prev_s = last_args[f.native_name]
+                    est = prev_s * (case.scenario.arg_bytes / prev_b) ** 2
+                    if est > mode.sglang_limit:
+                        res["sides"]["sglang"] = {
+                            "skipped": "estimated %.0f s (quadratic from %.1f s at %d B) > limit %.0f s"
+                            % (est, prev_s, prev_b, mode.sglang_limit),
+                            "estimated_ms": est * 1e3,
+                        }
+                        bar.update()
+                        continue
+                policy = mode.slow if side.kind == "sglang" else mode.fast
+                res["sides"][side.kind] = measure_case(side, case, policy)
+                if side.kind == "sglang" and case.key.startswith("args") and "error" not in res["sides"]["sglang"]:
+                    last_args[f.native_name] = (case.scenario.arg_bytes,
+                                                res["sides"]["sglang"]["total_ms_min"] / 1e3)
+                bar.update()
+            res["ratios"] = {
+                "sglang_over_native": _ratio(_t(res, "sglang"), _t(res, "native")),
+                "native_over_floor": _ratio(_t(res, "native"), _t(res, "floor")),
+                "native_over_standalone": _ratio(_t(res, "native"), _t(res, "standalone")),
+            }
+            results.append(res)
+
+    return {
+        "schema": "sglang_toolparse.bench/1",
+        "mode": mode.name,
+        "chunk": chunk,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "environment": environment(sg),
+        "formats": [f._asdict() for f in fmts],
+        "results": results,
+        "targets": targets(results, chunk),
+        "notes": notes,
+    }
+
+
+def environment(sg: Optional[SGLang]) -> Dict[str, Any]:
+    import os
+    import platform
+
+    import sglang_toolparse
+
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "sglang_toolparse": sglang_toolparse.__version__,
+        "sglang": sg.version if sg is not None and sg.ok else None,
+        "sglang_error": sg.error if sg is not None else None,
+    }
+
+
+# -- targets -----------------------------------------------------------------
+def targets(results: List[Dict[str, Any]], chunk: int) -> List[Dict[str, Any]]:
+    """The project's performance targets, per format: reported, not asserted."""
+    by: Dict[Tuple[str, str], Dict[str, Any]] = {(r["format"], r["scenario"]): r for r in results}
+    out: List[Dict[str, Any]] = []
+
+    def add(fmt, name, value, op, threshold, note=""):
+        met = None if value is None else (value >= threshold if op == ">=" else value <= threshold)
+        out.append({"format": fmt, "target": name, "value": value, "op": op, "threshold": threshold,
+                    "met": met, "note": note})
+
+    for fmt in sorted({r["format"] for r in results}, key=[r["format"] for r in results].index):
+        r16 = by.get((fmt, "args16k"))
+        r64 = by.get((fmt, "args64k"))
+        chat = by.get((fmt, "chat"))
+        prose = by.get((fmt, "prose2k"))
+        fixed4 = chunk == 4
+        if r16 is not None:
+            add(fmt, "16 KB argument: SGLang / native", r16["ratios"]["sglang_over_native"], ">=", 1000.0,
+                "" if fixed4 else "chunk size is not 4")
+        if chat is not None:
+            add(fmt, "chat response: SGLang / native", chat["ratios"]["sglang_over_native"], ">=", 20.0,
+                "" if fixed4 else "chunk size is not 4")
+        if prose is not None:
+            add(fmt, "2 KB prose: native / floor", prose["ratios"]["native_over_floor"], "<=", 1.5)
+        if r16 is not None and r64 is not None:
+            side = "native" if _t(r16, "native") is not None else "standalone"
+            add(fmt, "64 KB / 16 KB time (%s)" % side, _ratio(_t(r64, side), _t(r16, side)), "<=", 4.2,
+                "argument ratio %.2f" % (r64["arg_bytes"] / r16["arg_bytes"]))
+        worst = None
+        for r in results:
+            if r["format"] != fmt or not r["chunking"].startswith("fixed"):
+                continue
+            v = _t(r, "standalone", "us_per_chunk_min")
+            if v is not None and (worst is None or v > worst[0]):
+                worst = (v, r["scenario"])
+        if worst is not None:
+            add(fmt, "standalone us per %d-char chunk (worst case)" % chunk, worst[0], "<=", 0.5,
+                "worst: " + worst[1] + ("" if fixed4 else "; chunk size is not 4"))
+    return out

@@ -1,0 +1,187 @@
+"""The parsers a benchmark run compares, each behind one interface:
+`side.start()` returns (feed, end) for a fresh stream; feed(chunk) and end()
+return what the parser returned (a (text, calls) tuple or an event list).
+
+- native:     FunctionCallParser(tools, "<name>_native").parse_stream_chunk
+- sglang:     FunctionCallParser(tools, "<builtin>").parse_stream_chunk
+- floor:      FunctionCallParser over a detector whose parse_streaming_increment
+              returns an empty StreamingParseResult (SGLang's own per-chunk cost)
+- standalone: sglang_toolparse.StreamParser(format, tools).feed
+"""
+from __future__ import annotations
+
+import importlib
+import time
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+
+from sglang_toolparse import _core
+from sglang_toolparse.api import FORMAT_ALIASES, StreamParser, tool_names
+
+SIDES = ("native", "sglang", "floor", "standalone")
+
+Feed = Callable[[str], Any]
+End = Callable[[], Any]
+
+
+class SGLang:
+    """Lazily imported SGLang pieces (None if SGLang is not importable)."""
+
+    def __init__(self, load: bool = True) -> None:
+        self.error: Optional[str] = None
+        self.version: Optional[str] = None
+        self.import_seconds = 0.0
+        self.FunctionCallParser: Any = None
+        self.Tool: Any = None
+        self.StreamingParseResult: Any = None
+        if not load:
+            return
+        t0 = time.perf_counter()
+        try:
+            from sglang_toolparse import sglang_plugin
+
+            sglang_plugin.register()  # before function_call_parser is imported
+            fcp = importlib.import_module(sglang_plugin.FCP_MODULE)
+            from sglang.srt.entrypoints.openai.protocol import Tool
+            from sglang.srt.function_call.core_types import StreamingParseResult
+
+            if not any(n in fcp.FunctionCallParser.ToolCallParserEnum for n in sglang_plugin.NATIVE_NAMES):
+                sglang_plugin._install_detectors(fcp)  # imported before register() by someone else
+            self.FunctionCallParser = fcp.FunctionCallParser
+            self.Tool = Tool
+            self.StreamingParseResult = StreamingParseResult
+            try:
+                from importlib.metadata import version
+
+                self.version = version("sglang")
+            except Exception:
+                self.version = getattr(importlib.import_module("sglang"), "__version__", None)
+        except Exception as e:  # ImportError, or SGLang failing to import on this machine
+            self.error = "%s: %s" % (type(e).__name__, e)
+        self.import_seconds = time.perf_counter() - t0
+
+    @classmethod
+    def unavailable(cls, reason: str) -> "SGLang":
+        sg = cls(load=False)
+        sg.error = reason
+        return sg
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def enum(self) -> Dict[str, Any]:
+        return self.FunctionCallParser.ToolCallParserEnum
+
+    def tools(self, tools: List[Dict[str, Any]]) -> List[Any]:
+        return [self.Tool(**t) for t in tools]
+
+    def floor_name(self, builtin: str) -> str:
+        """Registers (once) and returns the name of a floor detector: the
+        builtin detector class with parsing replaced by an empty result."""
+        name = "_toolparse_bench_floor_" + builtin
+        if name not in self.enum:
+            base = self.enum[builtin]
+            SPR = self.StreamingParseResult
+
+            def parse_streaming_increment(self, new_text, tools):  # noqa: ARG001
+                return SPR()
+
+            def finish(self, tools):  # noqa: ARG001
+                return SPR()
+
+            self.enum[name] = type("FloorDetector", (base,), {
+                "parse_streaming_increment": parse_streaming_increment,
+                "finish": finish,
+            })
+        return name
+
+
+class Format(NamedTuple):
+    """One benchmarked pair: a native detector and the builtin it replaces."""
+
+    native_name: str  # e.g. "qwen25_native"
+    builtin: Optional[str]  # e.g. "qwen25"
+    core: str  # core format name, keys the corpus renderers
+    aliases: Tuple[str, ...]  # other native names for the same pair
+
+
+def _core_format(native_name: str, cls_name: str, builtin: Optional[str], sg: Optional[SGLang]) -> str:
+    if sg is not None and sg.ok:
+        try:
+            from sglang_toolparse import sglang_adapter
+
+            fmt = getattr(getattr(sglang_adapter, cls_name), "_tp_format", "")
+            if fmt:
+                return fmt
+        except Exception:
+            pass
+    known = set(_core.formats())
+    for cand in (builtin, native_name[: -len("_native")] if native_name.endswith("_native") else native_name):
+        if cand:
+            cand = FORMAT_ALIASES.get(cand, cand)
+            if cand in known:
+                return cand
+    return builtin or native_name
+
+
+def discover_formats(sg: Optional[SGLang]) -> List[Format]:
+    """Pairs from sglang_plugin.NATIVE_NAMES, one per (core format, builtin
+    detector class): qwen_native and qwen25_native are one row."""
+    from sglang_toolparse.sglang_plugin import NATIVE_NAMES
+
+    seen: Dict[Tuple[str, str], int] = {}
+    out: List[Format] = []
+    for name, (cls_name, builtin) in NATIVE_NAMES.items():
+        core = _core_format(name, cls_name, builtin, sg)
+        bcls = ""  # without SGLang only the core format matters
+        if sg is not None and sg.ok:
+            bcls = sg.enum[builtin].__name__ if builtin and builtin in sg.enum else (builtin or "")
+        key = (core, bcls)
+        if key in seen:
+            i = seen[key]
+            out[i] = out[i]._replace(aliases=out[i].aliases + (name,))
+            continue
+        seen[key] = len(out)
+        out.append(Format(name, builtin, core, ()))
+    return out
+
+
+class Side:
+    """A parser to time. start() makes a fresh stream."""
+
+    def __init__(self, kind: str, start: Callable[[], Tuple[Feed, End]]):
+        self.kind = kind
+        self.start = start
+
+
+def make_side(kind: str, fmt: Format, tools: List[Dict[str, Any]], sg: Optional[SGLang]) -> Optional[Side]:
+    """None if the side cannot run here (no SGLang, no builtin)."""
+    if kind == "standalone":
+        names = tool_names(tools)
+
+        def start_sa() -> Tuple[Feed, End]:
+            p = StreamParser(fmt.core, names)
+            return p.feed, p.finish
+
+        return Side(kind, start_sa)
+    if sg is None or not sg.ok:
+        return None
+    if kind == "native":
+        parser_name = fmt.native_name
+    elif kind == "sglang":
+        parser_name = fmt.builtin
+    elif kind == "floor":
+        parser_name = sg.floor_name(fmt.builtin) if fmt.builtin else None
+    else:
+        raise ValueError(kind)
+    if not parser_name or parser_name not in sg.enum:
+        return None
+    sg_tools = sg.tools(tools)
+    FCP = sg.FunctionCallParser
+
+    def start_fcp() -> Tuple[Feed, End]:
+        p = FCP(sg_tools, parser_name)
+        return p.parse_stream_chunk, p.parse_stream_end
+
+    return Side(kind, start_fcp)

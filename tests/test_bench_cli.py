@@ -1,0 +1,204 @@
+"""The benchmark CLI (`python -m sglang_toolparse bench`) and its corpus.
+
+Runs the CLI in subprocesses (--quick, --input on the shipped example,
+--no-sglang) and checks the table, the JSON structure and that the
+correctness columns are computed. No timing is asserted.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from sglang_toolparse import parse
+from sglang_toolparse.bench import corpus
+from sglang_toolparse.bench.runner import assemble_events, compare_calls, compare_text
+from sglang_toolparse.bench.sides import discover_formats
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLE = os.path.join(ROOT, "benchmarks", "replay_example.jsonl")
+HAVE_SGLANG = importlib.util.find_spec("sglang") is not None
+STATUSES = {"ok", "json", "diff"}
+TEXT_STATUSES = {"ok", "ws", "diff"}
+
+
+def run_cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "sglang_toolparse", "bench", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+# -- corpus (in process, no SGLang) ------------------------------------------
+@pytest.mark.parametrize("fmt", sorted(corpus.RENDERERS))
+@pytest.mark.parametrize("key", corpus.scenario_keys("default"))
+def test_corpus_ground_truth_is_what_the_native_parser_extracts(fmt, key):
+    case = corpus.render_case(corpus.make_scenario(key), fmt)
+    assert "".join(case.chunks) == case.text
+    r = parse(fmt, case.text, corpus.TOOLS)
+    assert [(c.name, c.arguments) for c in r.calls] == case.expected_calls
+    assert r.text == case.expected_text
+    assert not r.errors
+
+
+def test_corpus_sizes_and_chunking():
+    chat = corpus.make_scenario("chat")
+    assert 250 <= chat.arg_bytes <= 350
+    big = corpus.make_scenario("args16k")
+    assert abs(big.arg_bytes - 16 * 1024) <= 16
+    case = corpus.render_case(big, "qwen25")
+    assert all(len(c) == 4 for c in case.chunks[:-1])
+    bursts = corpus.render_case(corpus.make_scenario("bursts3"), "hermes")
+    assert len(bursts.expected_calls) == 3
+    assert all(20 <= len(c) <= 200 for c in bursts.chunks[:-1])
+    assert corpus.prose_text(2048) and "<" not in corpus.prose_text(2048)
+
+
+def test_every_registered_core_format_is_known_to_discovery():
+    from sglang_toolparse.bench.sides import SGLang
+    from sglang_toolparse.sglang_plugin import NATIVE_NAMES
+
+    fmts = discover_formats(SGLang.unavailable("test"))
+    names = {f.native_name for f in fmts} | {a for f in fmts for a in f.aliases}
+    assert names == set(NATIVE_NAMES)
+
+
+def test_compare_helpers():
+    assert compare_calls([("f", '{"a": 1}')], [("f", '{"a": 1}')]) == "ok"
+    assert compare_calls([("f", '{"a":1}')], [("f", '{"a": 1}')]) == "json"
+    assert compare_calls([("f", '{"a": 1}')], [("g", '{"a": 1}')]) == "diff"
+    assert compare_calls([], [("f", "{}")]) == "diff"
+    assert compare_text("x\n", "x") == "ws"
+    assert compare_text("x", "y") == "diff"
+    from sglang_toolparse import StreamParser
+
+    p = StreamParser("qwen25", ["f"])
+    text = 'hi\n<tool_call>\n{"name": "f", "arguments": {"a": [1, 2]}}\n</tool_call>'
+    out = [p.feed(text[i : i + 3]) for i in range(0, len(text), 3)] + [p.finish()]
+    assert assemble_events(out) == ("hi", [("f", '{"a": [1, 2]}')])
+
+
+# -- the CLI -------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "quick.json"
+    p = run_cli("--quick", "--no-progress", "--no-png", "--json", str(out))
+    assert p.returncode == 0, p.stderr[-3000:]
+    with open(out, encoding="utf-8") as f:
+        return p.stdout, json.load(f)
+
+
+def test_quick_table_and_json(quick):
+    stdout, rep = quick
+    for col in ("format", "scenario", "native", "sglang", "floor", "standalone", "sglang/native",
+                "native/floor", "calls nat/sgl/sa", "text nat/sgl/sa"):
+        assert col in stdout
+    assert "Targets (reported, not asserted)" in stdout
+    assert rep["schema"] == "sglang_toolparse.bench/1"
+    assert rep["mode"] == "quick" and rep["chunk"] == 4
+    fmts = [f["native_name"] for f in rep["formats"]]
+    rendered = [f["native_name"] for f in rep["formats"] if f["core"] in corpus.RENDERERS]
+    assert "qwen25_native" in fmts and "hermes_native" in fmts
+    pairs = {(r["format"], r["scenario"]) for r in rep["results"]}
+    assert pairs == {(f, s) for f in rendered for s in corpus.scenario_keys("quick")}
+    for r in rep["results"]:
+        assert r["chunks"] >= 1 and r["bytes"] > 0
+        sa = r["sides"]["standalone"]
+        assert sa["calls"] == "ok" and sa["text"] == "ok", r
+        assert sa["us_per_chunk_min"] > 0 and sa["reps"] >= 1
+        assert set(r["ratios"]) == {"sglang_over_native", "native_over_floor", "native_over_standalone"}
+    for t in rep["targets"]:
+        assert set(t) >= {"format", "target", "value", "op", "threshold", "met"}
+
+
+@pytest.mark.skipif(not HAVE_SGLANG, reason="SGLang not installed")
+def test_quick_sglang_sides_measured_and_checked(quick):
+    _, rep = quick
+    assert rep["environment"]["sglang"]
+    for r in rep["results"]:
+        s = r["sides"]
+        assert set(s) == {"native", "sglang", "floor", "standalone"}
+        # the native detector through SGLang's FunctionCallParser reproduces the ground truth
+        assert s["native"]["calls"] == "ok" and s["native"]["text"] == "ok", r
+        assert s["sglang"]["calls"] in STATUSES and s["sglang"]["text"] in TEXT_STATUSES
+        # the floor returns nothing: its calls match only when there are none
+        assert s["floor"]["calls"] == ("ok" if not r["arg_bytes"] else "diff")
+        assert r["ratios"]["sglang_over_native"] > 0 and r["ratios"]["native_over_floor"] > 0
+        if s["sglang"]["calls"] != "ok":
+            assert "calls_got" in s["sglang"]
+    met = {t["target"].split(":")[0] for t in rep["targets"] if t["met"] is not None}
+    assert {"chat response", "2 KB prose"} <= met
+
+
+@pytest.fixture(scope="module")
+def replayed(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "replay.json"
+    p = run_cli("--input", EXAMPLE, "--quick", "--no-progress", "--json", str(out))
+    assert p.returncode == 0, p.stderr[-3000:]
+    with open(out, encoding="utf-8") as f:
+        return p.stdout, json.load(f)
+
+
+def test_replay_example(replayed):
+    stdout, rep = replayed
+    with open(EXAMPLE, encoding="utf-8") as f:
+        lines = [json.loads(l) for l in f if l.strip()]
+    assert rep["schema"] == "sglang_toolparse.bench.replay/1"
+    assert [r["id"] for r in rep["records"]] == [l["id"] for l in lines]
+    assert rep["summary"]["records"] == len(lines)
+    for r, line in zip(rep["records"], lines):
+        assert r["chunks"] == (len(line["chunks"]) if "chunks" in line else -(-len(line["text"]) // 4))
+        assert all("us_per_chunk_min" in v or "total_ms_min" in v or "error" in v for v in r["sides"].values())
+    assert "id" in stdout and "calls n/s" in stdout
+
+
+@pytest.mark.skipif(not HAVE_SGLANG, reason="SGLang not installed")
+def test_replay_example_compares_three_parsers(replayed):
+    _, rep = replayed
+    by_id = {r["id"]: r for r in rep["records"]}
+    for r in rep["records"]:
+        assert set(r["sides"]) == {"native", "sglang", "oneshot"}
+        assert [d["pair"] for d in r["diffs"]] == ["native/sglang", "native/oneshot", "sglang/oneshot"]
+        for d in r["diffs"]:
+            assert d["calls"] in STATUSES and d["text"] in TEXT_STATUSES
+            assert ("calls_detail" in d) == (d["calls"] != "ok")
+    # well-formed outputs: the native stream and SGLang's one-shot parse agree on the calls
+    for rid in ("weather-qwen", "two-calls-qwen", "escapes-hermes", "recorded-chunks-hermes", "prose-only"):
+        d = {x["pair"]: x for x in by_id[rid]["diffs"]}
+        assert d["native/oneshot"]["calls"] == "ok", by_id[rid]
+    two = by_id["two-calls-qwen"]["outputs"]["native"]["calls"]
+    assert [c[0] for c in two] == ["search_web", "get_weather"]
+    agree = rep["summary"]["agreement"]
+    assert set(agree) == {"native/sglang", "native/oneshot", "sglang/oneshot"}
+    assert all(a["records"] == len(rep["records"]) for a in agree.values())
+
+
+def test_without_sglang_runs_standalone_only(tmp_path):
+    out = tmp_path / "ns.json"
+    p = run_cli("--no-sglang", "--quick", "--scenarios", "chat,bursts3", "--no-progress", "--no-png",
+                "--json", str(out))
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "standalone" in p.stdout and "not importable" in p.stdout
+    rep = json.loads(out.read_text())
+    assert rep["environment"]["sglang"] is None
+    for r in rep["results"]:
+        assert set(r["sides"]) == {"standalone"}
+        assert r["sides"]["standalone"]["calls"] == "ok"
+
+
+def test_bad_input_is_reported(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"format": "qwen25", "text": "x"}\n')
+    p = run_cli("--no-sglang", "--input", str(bad), "--no-progress", "--no-json")
+    assert p.returncode == 2
+    assert "tools" in p.stderr
+
+
+def test_main_help():
+    p = subprocess.run([sys.executable, "-m", "sglang_toolparse"], cwd=ROOT, capture_output=True, text=True)
+    assert "bench" in p.stdout
+    p = run_cli("--help")
+    assert p.returncode == 0 and '"format"' in p.stdout and "--input" in p.stdout
