@@ -57,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="plot of time against argument length (default: the JSON path with .png); "
                          "needs matplotlib")
     ap.add_argument("--no-png", action="store_true", help="do not write the plot")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="wall: time.perf_counter_ns (default); cpu: time.thread_time_ns, which leaves out "
+                         "time the process was descheduled (steadier on a busy machine). Both are in the JSON.")
     ap.add_argument("--no-sglang", action="store_true", help="do not import SGLang (standalone side only)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     return ap
@@ -75,6 +78,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     from .sides import SGLang
 
     mode = MODES["quick" if args.quick else "full" if args.full else "default"]
+    mode = mode._replace(clock=args.clock)
     if args.sglang_limit is not None:
         mode = mode._replace(sglang_limit=args.sglang_limit)
     show = not args.no_progress

@@ -119,7 +119,7 @@ def replay(records: List[Dict[str, Any]], chunk: int, mode: Mode, sg: SGLang, sh
                             p = StreamParser(core, names)
                             return p.feed, p.finish
 
-                        stats, text, calls = measure(Side(kind, start_sa), chunks, policy_fast)
+                        stats, text, calls = measure(Side(kind, start_sa), chunks, policy_fast, mode.clock)
                     elif kind == "oneshot":
                         stats, text, calls = _oneshot(sg, rec, builtin, policy_slow)
                     else:
@@ -133,7 +133,7 @@ def replay(records: List[Dict[str, Any]], chunk: int, mode: Mode, sg: SGLang, sh
                             return p.parse_stream_chunk, p.parse_stream_end
 
                         stats, text, calls = measure(Side(kind, start_fcp), chunks,
-                                                     policy_slow if kind == "sglang" else policy_fast)
+                                                     policy_slow if kind == "sglang" else policy_fast, mode.clock)
                     row["sides"][kind] = stats
                     row["outputs"][kind] = {"text": text, "calls": [list(c) for c in calls]}
                 except InputError:
@@ -147,6 +147,7 @@ def replay(records: List[Dict[str, Any]], chunk: int, mode: Mode, sg: SGLang, sh
         "schema": "sglang_toolparse.bench.replay/1",
         "mode": mode.name,
         "chunk": chunk,
+        "clock": mode.clock,
         "environment": environment(sg),
         "records": rows,
         "summary": _summary(rows),
