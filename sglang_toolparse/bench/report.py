@@ -139,6 +139,7 @@ def write_png(report: Dict[str, Any], path: str) -> Optional[str]:
     except ImportError:
         return None
     series: Dict[str, Dict[str, List[Any]]] = {}
+    builtin = {r["format"]: r.get("builtin") or r["format"] for r in report["results"]}
     for r in report["results"]:
         if not r["scenario"].startswith("args"):
             continue
@@ -155,12 +156,14 @@ def write_png(report: Dict[str, Any], path: str) -> Optional[str]:
     styles = {"native": "-o", "sglang": "--s", "standalone": ":^"}
     for key, s in series.items():
         fmt, side = key.split("|")
-        label = "%s (%s)" % (fmt, side) if side != "sglang" else "%s (SGLang builtin)" % fmt
+        label = {"native": "%s (native, via FunctionCallParser)" % fmt,
+                 "sglang": "%s (SGLang builtin)" % builtin[fmt],
+                 "standalone": "%s (native standalone StreamParser)" % fmt}[side]
         ax.plot(s["x"], s["y"], styles[side], label=label)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("argument length (bytes of JSON)")
-    ax.set_ylabel("time per stream (ms, %d-char chunks)" % report["chunk"])
+    ax.set_ylabel("time per stream (ms, %d-char chunks, %s clock)" % (report["chunk"], report.get("clock", "wall")))
     ax.set_title("Streaming tool-call parsing: native vs SGLang")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
