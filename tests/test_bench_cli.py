@@ -21,7 +21,8 @@ from sglang_toolparse.bench.sides import discover_formats
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "benchmarks", "replay_example.jsonl")
-HAVE_SGLANG = importlib.util.find_spec("sglang") is not None
+# CI sets TOOLPARSE_REQUIRE_SGLANG=1: the SGLang side must then run, not skip
+HAVE_SGLANG = importlib.util.find_spec("sglang") is not None or os.environ.get("TOOLPARSE_REQUIRE_SGLANG") == "1"
 STATUSES = {"ok", "json", "diff"}
 TEXT_STATUSES = {"ok", "ws", "diff"}
 
