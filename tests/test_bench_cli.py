@@ -203,3 +203,14 @@ def test_main_help():
     assert "bench" in p.stdout
     p = run_cli("--help")
     assert p.returncode == 0 and '"format"' in p.stdout and "--input" in p.stdout
+
+
+def test_png_written_when_matplotlib_present(quick, tmp_path):
+    pytest.importorskip("matplotlib")
+    from sglang_toolparse.bench.report import write_png
+
+    _, rep = quick
+    out = write_png(rep, str(tmp_path / "plot.png"))
+    assert out and (tmp_path / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert write_png({**rep, "results": [r for r in rep["results"] if not r["scenario"].startswith("args")]},
+                     str(tmp_path / "none.png")) is None
