@@ -167,7 +167,8 @@ def test_replay_example_compares_three_parsers(replayed):
             assert d["calls"] in STATUSES and d["text"] in TEXT_STATUSES
             assert ("calls_detail" in d) == (d["calls"] != "ok")
     # well-formed outputs: the native stream and SGLang's one-shot parse agree on the calls
-    for rid in ("weather-qwen", "two-calls-qwen", "escapes-hermes", "recorded-chunks-hermes", "prose-only"):
+    for rid in ("weather-qwen", "two-calls-qwen", "escapes-hermes", "recorded-chunks-hermes", "prose-only",
+                "weather-glm45", "weather-glm47"):
         d = {x["pair"]: x for x in by_id[rid]["diffs"]}
         assert d["native/oneshot"]["calls"] == "ok", by_id[rid]
     two = by_id["two-calls-qwen"]["outputs"]["native"]["calls"]

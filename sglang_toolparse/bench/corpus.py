@@ -38,9 +38,41 @@ def render_hermes(prose: str, calls: Sequence[Call]) -> str:
     return (prose + "\n" if prose else "") + "\n".join(blocks)
 
 
+def _glm_value(v: Any) -> str:
+    # strings are written raw, other values as JSON; the parsers type them
+    # by the tool's schema (every corpus parameter is declared)
+    return v if isinstance(v, str) else _dumps(v)
+
+
+def render_glm45(prose: str, calls: Sequence[Call]) -> str:
+    """GLM-4.5/4.6: `<tool_call>NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n...</tool_call>`."""
+    blocks = [
+        "<tool_call>%s\n%s</tool_call>" % (n, "".join(
+            "<arg_key>%s</arg_key>\n<arg_value>%s</arg_value>\n" % (k, _glm_value(v)) for k, v in a.items()))
+        for n, a in calls
+    ]
+    if not blocks:
+        return prose
+    return (prose + "\n" if prose else "") + "\n".join(blocks)
+
+
+def render_glm47(prose: str, calls: Sequence[Call]) -> str:
+    """GLM-4.7/5: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...</tool_call>`."""
+    blocks = [
+        "<tool_call>%s%s</tool_call>" % (n, "".join(
+            "<arg_key>%s</arg_key><arg_value>%s</arg_value>" % (k, _glm_value(v)) for k, v in a.items()))
+        for n, a in calls
+    ]
+    if not blocks:
+        return prose
+    return (prose + "\n" if prose else "") + "\n".join(blocks)
+
+
 RENDERERS: Dict[str, Renderer] = {
     "qwen25": render_qwen25,
     "hermes": render_hermes,
+    "glm45": render_glm45,
+    "glm47": render_glm47,
 }
 
 
@@ -56,10 +88,13 @@ def _tool(name: str, desc: str, props: Dict[str, Any], required: Sequence[str]) 
     }
 
 
+# Every parameter the corpus uses is declared with its type (formats such as
+# GLM's type values by the schema).
 TOOLS: List[Dict[str, Any]] = [
     _tool("get_weather", "Current weather and forecast for a place",
           {"location": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-           "days": {"type": "integer"}, "include": {"type": "array", "items": {"type": "string"}}},
+           "days": {"type": "integer"}, "include": {"type": "array", "items": {"type": "string"}},
+           "options": {"type": "object"}, "note": {"type": "string"}},
           ["location"]),
     _tool("search_web", "Search the web",
           {"query": {"type": "string"}, "max_results": {"type": "integer"},
@@ -102,7 +137,8 @@ _PROSE_SENTENCES = [
 
 
 def code_text(n_chars: int, seed: int = 0) -> str:
-    """Source-code-like text (quotes, backslashes, tabs, non-ASCII) of n chars."""
+    """Source-code-like text (quotes, backslashes, tabs, non-ASCII) of about
+    n chars, without leading or trailing whitespace (which some formats trim)."""
     rnd = random.Random(seed)
     out: List[str] = []
     size = 0
@@ -110,7 +146,7 @@ def code_text(n_chars: int, seed: int = 0) -> str:
         line = rnd.choice(_CODE_LINES) + "\n"
         out.append(line)
         size += len(line)
-    return "".join(out)[:n_chars]
+    return "".join(out)[:n_chars].strip()
 
 
 def prose_text(n_bytes: int, seed: int = 0) -> str:
@@ -153,7 +189,7 @@ BURST_CALLS: List[Call] = [
     ("run_command", {"command": "grep -rn \"TODO\" src/ | sort -t: -k1,1 | head -n 50", "timeout": 12.5,
                      "env": {"LC_ALL": "C", "GREP_COLORS": "mt=01;31"}}),
     ("write_file", {"path": "notes/summary.md",
-                    "content": "# Summary\n\n- Kernel: check the \"stable\" column.\n- TODOs: 50 listed, sorted by file.\n"}),
+                    "content": "# Summary\n\n- Kernel: check the \"stable\" column.\n- TODOs: 50 listed, sorted by file."}),
 ]
 
 

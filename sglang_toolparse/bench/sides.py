@@ -140,7 +140,11 @@ def discover_formats(sg: Optional[SGLang]) -> List[Format]:
         key = (core, bcls)
         if key in seen:
             i = seen[key]
-            out[i] = out[i]._replace(aliases=out[i].aliases + (name,))
+            if name == core + "_native" and out[i].native_name != name:  # glm45_native over glm_native
+                prev = out[i]
+                out[i] = Format(name, builtin, core, prev.aliases + (prev.native_name,))
+            else:
+                out[i] = out[i]._replace(aliases=out[i].aliases + (name,))
             continue
         seen[key] = len(out)
         out.append(Format(name, builtin, core, ()))
