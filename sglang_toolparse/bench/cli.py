@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="adds a 256 KB argument, more repeats, SGLang cases up to 10 min each")
     ap.add_argument("--input", metavar="FILE", help="replay recorded outputs (JSONL, see below)")
     ap.add_argument("--chunk", type=int, default=4, metavar="N", help="characters per chunk (default 4)")
+    ap.add_argument("--split-markers", action="store_true",
+                    help="let chunk boundaries fall inside special tokens such as <tool_call> (by default a "
+                         "special token is never split, as a tokenizer emits it whole)")
     ap.add_argument("--formats", metavar="A,B", help="only these formats (native, builtin or core names)")
     ap.add_argument("--scenarios", metavar="A,B",
                     help="only these scenarios (chat, prose2k, bursts3, args<N>k)")
@@ -103,7 +106,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 
             try:
                 records = load_jsonl(args.input)
-                result = replay(records, chunk=args.chunk, mode=mode, sg=sg, show_progress=show)
+                result = replay(records, chunk=args.chunk, mode=mode, sg=sg, show_progress=show,
+                                split_markers=args.split_markers)
             except (InputError, OSError) as e:
                 print("error: %s" % e, file=sys.stderr)
                 return 2
@@ -114,7 +118,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             from .runner import run_bench
 
             result = run_bench(mode, formats=_split(args.formats), scenarios=_split(args.scenarios),
-                               chunk=args.chunk, show_progress=show, sg=sg)
+                               chunk=args.chunk, split_markers=args.split_markers, show_progress=show, sg=sg)
             rep.print_bench(result, sys.stdout)
             json_path = args.json or DEFAULT_JSON
     finally:

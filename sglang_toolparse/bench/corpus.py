@@ -68,7 +68,55 @@ def render_glm47(prose: str, calls: Sequence[Call]) -> str:
     return (prose + "\n" if prose else "") + "\n".join(blocks)
 
 
+_DS_CALLS_BEGIN, _DS_CALLS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
+_DS_CALL_BEGIN, _DS_CALL_END, _DS_SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
+
+
+def _ds_block(prose: str, calls: List[str]) -> str:
+    if not calls:
+        return prose
+    return prose + _DS_CALLS_BEGIN + "".join(calls) + _DS_CALLS_END
+
+
+def render_deepseekv3(prose: str, calls: Sequence[Call]) -> str:
+    """DeepSeek V3/R1: `<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{...}\n```<｜tool▁call▁end｜>`."""
+    return _ds_block(prose, [
+        "%sfunction%s%s\n```json\n%s\n```%s" % (_DS_CALL_BEGIN, _DS_SEP, n, _dumps(a), _DS_CALL_END)
+        for n, a in calls])
+
+
+def render_deepseekv31(prose: str, calls: Sequence[Call]) -> str:
+    """DeepSeek V3.1: `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>`."""
+    return _ds_block(prose, ["%s%s%s%s%s" % (_DS_CALL_BEGIN, n, _DS_SEP, _dumps(a), _DS_CALL_END) for n, a in calls])
+
+
+def _dsml(block: str, invoke: str, param: str) -> Renderer:
+    """DeepSeek V3.2/V4/V4.1 DSML: parameters as tags, string="true" for raw
+    strings and string="false" for JSON values."""
+    d = "｜DSML｜"
+
+    def render(prose: str, calls: Sequence[Call]) -> str:
+        if not calls:
+            return prose
+        out = [prose + "\n\n<%s%s>\n" % (d, block)]
+        for n, a in calls:
+            out.append('<%s%s name="%s">\n' % (d, invoke, n))
+            for k, v in a.items():
+                out.append('<%s%s name="%s" string="%s">%s</%s%s>\n' % (
+                    d, param, k, "true" if isinstance(v, str) else "false", _glm_value(v), d, param))
+            out.append("</%s%s>\n" % (d, invoke))
+        out.append("</%s%s>" % (d, block))
+        return "".join(out)
+
+    return render
+
+
 RENDERERS: Dict[str, Renderer] = {
+    "deepseekv3": render_deepseekv3,
+    "deepseekv31": render_deepseekv31,
+    "deepseekv32": _dsml("function_calls", "invoke", "parameter"),
+    "deepseekv4": _dsml("tool_calls", "invoke", "parameter"),
+    "deepseekv41": _dsml(" calls", " invoke", " parameter"),
     "qwen25": render_qwen25,
     "hermes": render_hermes,
     "glm45": render_glm45,
@@ -194,18 +242,54 @@ BURST_CALLS: List[Call] = [
 
 
 # -- chunkers --------------------------------------------------------------
-def fixed_chunks(text: str, n: int) -> List[str]:
-    return [text[i : i + n] for i in range(0, len(text), n)]
+# Special tokens of each family. A tokenizer emits each as one token, so a
+# server's stream never splits one across chunks; the chunkers keep them
+# whole (a cut inside one moves to its end) unless split_markers is set.
+_GLM_TOKENS = ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>")
+_DS_TOKENS = (_DS_CALLS_BEGIN, _DS_CALLS_END, _DS_CALL_BEGIN, _DS_CALL_END, _DS_SEP)
+SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
+    "qwen25": ("<tool_call>", "</tool_call>"),
+    "hermes": ("<tool_call>", "</tool_call>"),
+    "glm45": _GLM_TOKENS,
+    "glm47": _GLM_TOKENS,
+    "deepseekv3": _DS_TOKENS,
+    "deepseekv31": _DS_TOKENS,
+}
 
 
-def burst_chunks(text: str, seed: int = 0, lo: int = 20, hi: int = 200) -> List[str]:
-    rnd = random.Random(seed)
-    out, i = [], 0
+def _token_spans(text: str, tokens: Sequence[str]) -> List[Tuple[int, int]]:
+    spans = []
+    for t in tokens:
+        i = text.find(t)
+        while i >= 0:
+            spans.append((i, i + len(t)))
+            i = text.find(t, i + len(t))
+    return sorted(spans)
+
+
+def _cut(text: str, sizes: Callable[[], int], tokens: Sequence[str]) -> List[str]:
+    spans = _token_spans(text, tokens) if tokens else []
+    out, i, k = [], 0, 0
     while i < len(text):
-        n = rnd.randint(lo, hi)
-        out.append(text[i : i + n])
-        i += n
+        j = min(len(text), i + sizes())
+        while k < len(spans) and spans[k][1] <= j:
+            k += 1
+        if k < len(spans) and spans[k][0] < j < spans[k][1]:
+            j = spans[k][1]  # never cut inside a special token
+        out.append(text[i:j])
+        i = j
     return out
+
+
+def fixed_chunks(text: str, n: int, tokens: Sequence[str] = ()) -> List[str]:
+    """n-character chunks; a chunk that would end inside one of `tokens`
+    extends to the token's end."""
+    return _cut(text, lambda: n, tokens)
+
+
+def burst_chunks(text: str, seed: int = 0, lo: int = 20, hi: int = 200, tokens: Sequence[str] = ()) -> List[str]:
+    rnd = random.Random(seed)
+    return _cut(text, lambda: rnd.randint(lo, hi), tokens)
 
 
 # -- scenarios -------------------------------------------------------------
@@ -261,13 +345,15 @@ def make_scenario(key: str) -> Scenario:
     raise ValueError("unknown scenario %r" % key)
 
 
-def render_case(scenario: Scenario, fmt: str, chunk: int = 4, renderer: Optional[Renderer] = None) -> Case:
+def render_case(scenario: Scenario, fmt: str, chunk: int = 4, renderer: Optional[Renderer] = None,
+                split_markers: bool = False) -> Case:
     render = renderer or RENDERERS[fmt]
     text = render(scenario.prose, scenario.calls)
+    tokens = () if split_markers else SPECIAL_TOKENS.get(fmt, ())
     if scenario.chunking == "bursts":
-        chunks = burst_chunks(text)
+        chunks = burst_chunks(text, tokens=tokens)
     else:
-        chunks = fixed_chunks(text, chunk)
+        chunks = fixed_chunks(text, chunk, tokens)
     expected = [(n, _dumps(a)) for n, a in scenario.calls]
     return Case(scenario, fmt, text, chunks, expected, scenario.prose)
 

@@ -88,7 +88,8 @@ def _diff_text(a: str, b: str, width: int = 60) -> str:
     return "at char %d: %r vs %r" % (i, a[lo : i + width], b[lo : i + width])
 
 
-def replay(records: List[Dict[str, Any]], chunk: int, mode: Mode, sg: SGLang, show_progress: bool = True) -> Dict[str, Any]:
+def replay(records: List[Dict[str, Any]], chunk: int, mode: Mode, sg: SGLang, show_progress: bool = True,
+           split_markers: bool = False) -> Dict[str, Any]:
     from sglang_toolparse.api import StreamParser, tool_names
 
     from .runner import environment
@@ -104,7 +105,8 @@ def replay(records: List[Dict[str, Any]], chunk: int, mode: Mode, sg: SGLang, sh
     with progress(len(records) * len(kinds), enabled=show_progress) as bar:
         for rec in records:
             native, builtin, core = resolve(rec["format"], sg)
-            chunks = rec.get("chunks") or corpus.fixed_chunks(rec["text"], chunk)
+            tokens = () if split_markers else corpus.SPECIAL_TOKENS.get(core, ())
+            chunks = rec.get("chunks") or corpus.fixed_chunks(rec["text"], chunk, tokens)
             row: Dict[str, Any] = {"id": rec["id"], "format": rec["format"], "native": native, "builtin": builtin,
                                    "bytes": len(rec["text"].encode("utf-8")), "chunks": len(chunks),
                                    "chunking": "recorded" if rec.get("chunks") else "fixed %d" % chunk,
@@ -147,6 +149,7 @@ def replay(records: List[Dict[str, Any]], chunk: int, mode: Mode, sg: SGLang, sh
         "schema": "sglang_toolparse.bench.replay/1",
         "mode": mode.name,
         "chunk": chunk,
+        "split_markers": split_markers,
         "clock": mode.clock,
         "environment": environment(sg),
         "records": rows,

@@ -227,6 +227,7 @@ def run_bench(
     formats: Optional[Sequence[str]] = None,
     scenarios: Optional[Sequence[str]] = None,
     chunk: int = 4,
+    split_markers: bool = False,
     sides: Sequence[str] = SIDES,
     show_progress: bool = True,
     sg: Optional[SGLang] = None,
@@ -264,7 +265,7 @@ def run_bench(
             if s is not None:
                 side_objs.append(s)
         for sc in scen:
-            plan.append((f, corpus.render_case(sc, f.core, chunk, render), side_objs))
+            plan.append((f, corpus.render_case(sc, f.core, chunk, render, split_markers), side_objs))
 
     total = sum(len(s) for _, _, s in plan)
     results: List[Dict[str, Any]] = []
@@ -280,7 +281,8 @@ def run_bench(
                 "bytes": case.n_bytes,
                 "arg_bytes": case.scenario.arg_bytes,
                 "chunks": len(case.chunks),
-                "chunking": "bursts 20-200" if case.scenario.chunking == "bursts" else "fixed %d" % chunk,
+                "chunking": ("bursts 20-200" if case.scenario.chunking == "bursts" else "fixed %d" % chunk)
+                + ("" if split_markers or f.core not in corpus.SPECIAL_TOKENS else ", special tokens whole"),
                 "sides": {},
             }
             for side in side_objs:
@@ -288,7 +290,7 @@ def run_bench(
                 if side.kind == "sglang" and case.key.startswith("args") and case.scenario.arg_bytes > PROBE_BYTES \
                         and f.native_name not in last_args:
                     # nothing smaller was measured: time a 4 KB argument once to estimate from
-                    probe = corpus.render_case(corpus.make_scenario("args4k"), f.core, chunk)
+                    probe = corpus.render_case(corpus.make_scenario("args4k"), f.core, chunk, None, split_markers)
                     try:
                         st, _, _ = measure(side, probe.chunks, Policy(0.0, 1, 1), mode.clock)
                         last_args[f.native_name] = (probe.scenario.arg_bytes, st["total_ms_min"] / 1e3)
@@ -325,6 +327,7 @@ def run_bench(
         "schema": "sglang_toolparse.bench/1",
         "mode": mode.name,
         "chunk": chunk,
+        "split_markers": split_markers,
         "clock": mode.clock,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "environment": environment(sg),
