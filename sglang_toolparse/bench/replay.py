@@ -90,7 +90,7 @@ def _diff_text(a: str, b: str, width: int = 60) -> str:
 
 def replay(records: List[Dict[str, Any]], chunk: int, mode: Mode, sg: SGLang, show_progress: bool = True,
            split_markers: bool = False) -> Dict[str, Any]:
-    from sglang_toolparse.api import StreamParser, tool_names
+    from sglang_toolparse.api import StreamParser
 
     from .runner import environment
 
@@ -115,10 +115,9 @@ def replay(records: List[Dict[str, Any]], chunk: int, mode: Mode, sg: SGLang, sh
                 bar.describe("%s %s" % (rec["id"], kind))
                 try:
                     if kind == "standalone":
-                        names = tool_names(rec["tools"])
 
-                        def start_sa(names=names):
-                            p = StreamParser(core, names)
+                        def start_sa(tools=rec["tools"]):
+                            p = StreamParser(core, tools)
                             return p.feed, p.finish
 
                         stats, text, calls = measure(Side(kind, start_sa), chunks, policy_fast, mode.clock)

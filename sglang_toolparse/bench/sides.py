@@ -15,7 +15,7 @@ import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from sglang_toolparse import _core
-from sglang_toolparse.api import FORMAT_ALIASES, StreamParser, tool_names
+from sglang_toolparse.api import FORMAT_ALIASES, StreamParser
 
 SIDES = ("native", "sglang", "floor", "standalone")
 
@@ -162,10 +162,11 @@ class Side:
 def make_side(kind: str, fmt: Format, tools: List[Dict[str, Any]], sg: Optional[SGLang]) -> Optional[Side]:
     """None if the side cannot run here (no SGLang, no builtin)."""
     if kind == "standalone":
-        names = tool_names(tools)
 
         def start_sa() -> Tuple[Feed, End]:
-            p = StreamParser(fmt.core, names)
+            # the tool dicts, not just their names: formats that type values
+            # by the schema (GLM) read it, as the adapter's detectors do
+            p = StreamParser(fmt.core, tools)
             return p.feed, p.finish
 
         return Side(kind, start_sa)
