@@ -37,7 +37,7 @@ PROBE_BYTES = 4096
 
 MODES: Dict[str, Mode] = {
     "quick": Mode("quick", Policy(0.05, 2, 20), Policy(0.2, 1, 5), 10.0),
-    "default": Mode("default", Policy(0.3, 3, 100), Policy(1.5, 1, 30), 60.0),
+    "default": Mode("default", Policy(0.2, 3, 100), Policy(1.0, 1, 30), 60.0),
     "full": Mode("full", Policy(1.0, 5, 500), Policy(5.0, 2, 50), 600.0),
 }
 
