@@ -153,21 +153,31 @@ def write_png(report: Dict[str, Any], path: str) -> Optional[str]:
             s["y"].append(v["total_ms_min"])
     if not series:
         return None
-    fig, ax = plt.subplots(figsize=(8, 5.5))
+    from matplotlib.lines import Line2D
+
+    fig, ax = plt.subplots(figsize=(11, 6.5))
     styles = {"native": "-o", "sglang": "--s", "standalone": ":^"}
+    names = {"native": "native, via FunctionCallParser", "sglang": "SGLang builtin",
+             "standalone": "native standalone StreamParser"}
+    fmts = list(dict.fromkeys(k.split("|")[0] for k in series))
+    colors = {f: "C%d" % (i % 10) for i, f in enumerate(fmts)}
     for key, s in series.items():
         fmt, side = key.split("|")
-        label = {"native": "%s (native, via FunctionCallParser)" % fmt,
-                 "sglang": "%s (SGLang builtin)" % builtin[fmt],
-                 "standalone": "%s (native standalone StreamParser)" % fmt}[side]
-        ax.plot(s["x"], s["y"], styles[side], label=label)
+        ax.plot(s["x"], s["y"], styles[side], color=colors[fmt], markersize=4)
+    # one colour per format, one line style per side
+    fmt_handles = [Line2D([], [], color=colors[f], lw=2, label="%s / %s" % (f, builtin[f])) for f in fmts]
+    side_handles = [Line2D([], [], color="k", linestyle=styles[k][:-1], marker=styles[k][-1], label=names[k])
+                    for k in styles]
+    leg = ax.legend(handles=fmt_handles, title="format (native / builtin)", fontsize=8,
+                    loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.add_artist(leg)
+    ax.legend(handles=side_handles, title="side", fontsize=8, loc="lower left", bbox_to_anchor=(1.01, 0.0))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("argument length (bytes of JSON)")
     ax.set_ylabel("time per stream (ms, %d-char chunks, %s clock)" % (report["chunk"], report.get("clock", "wall")))
     ax.set_title("Streaming tool-call parsing: native vs SGLang")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
     fig.tight_layout()
