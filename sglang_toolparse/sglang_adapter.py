@@ -81,6 +81,10 @@ class NativeDetectorMixin:
         self._tp: Optional[StreamParser] = None
         self._tp_tools: Optional[List[str]] = None
         self.streamed_args_for_tool = StreamedArgs()
+        # calls whose name was streamed but that never completed (cut off or
+        # broken): SGLang's serving layer then keeps finish_reason "stop"
+        # instead of "tool_calls", as for its own response-template parser
+        self.incomplete_tool_call_indices: set = set()
 
     # -- helpers ---------------------------------------------------------
     def _new_parser(self, tools: Any) -> StreamParser:
@@ -134,6 +138,7 @@ class NativeDetectorMixin:
                 self.prev_tool_call_arr[i] = {"name": ev.name, "arguments": ""}
                 self.current_tool_id = i
                 self.current_tool_name_sent = True
+                self.incomplete_tool_call_indices.add(i)
                 calls.append(ToolCallItem(tool_index=i, name=ev.name, parameters=""))
             elif t is CallEnd:
                 i = ev.index
@@ -142,6 +147,7 @@ class NativeDetectorMixin:
                 except ValueError:  # pragma: no cover - the core emits valid JSON
                     args = ev.arguments
                 self.prev_tool_call_arr[i] = {"name": ev.name, "arguments": args}
+                self.incomplete_tool_call_indices.discard(i)
                 self.current_tool_id = i + 1
                 self.current_tool_name_sent = False
                 for obs in CALL_OBSERVERS:

@@ -139,3 +139,15 @@ def test_streamed_args_is_a_list_of_str(fcp, sglang_tool):
     d = p.detector
     assert d.streamed_args_for_tool == [W_CALL[1]] and len(d.streamed_args_for_tool) == 1
     assert list(d.streamed_args_for_tool) == [W_CALL[1]] and isinstance(d.streamed_args_for_tool[0], str)
+
+
+def test_incomplete_calls_are_flagged_for_the_serving_layer(fcp, sglang_tool):
+    """serving_chat keeps finish_reason "stop" (not "tool_calls") while
+    detector.incomplete_tool_call_indices is non-empty."""
+    p = fcp.FunctionCallParser(sglang_tool(*TOOLS), "hermes_native")
+    p.parse_stream_chunk("<tool_call>" + W + "</tool_call>")
+    assert p.detector.incomplete_tool_call_indices == set()
+    p.parse_stream_chunk('<tool_call>{"name": "search", "arguments": {"q": ')
+    assert p.detector.incomplete_tool_call_indices == {1}
+    p.parse_stream_end()
+    assert p.detector.incomplete_tool_call_indices == {1}
