@@ -331,16 +331,14 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
     }
 }
 
-static int v3_feed(tp_parser *p, const uint8_t *s, size_t n)
+static void v3_feed(tp_parser *p, const uint8_t *s, size_t n)
 {
     ds_feed(p, s, n, 0);
-    return 0;
 }
 
-static int v31_feed(tp_parser *p, const uint8_t *s, size_t n)
+static void v31_feed(tp_parser *p, const uint8_t *s, size_t n)
 {
     ds_feed(p, s, n, 1);
-    return 0;
 }
 
 static void ds_finish(tp_parser *p)
@@ -359,9 +357,7 @@ static void ds_finish(tp_parser *p)
     case E_V3NAME:
     case E_FENCE:
     case E_JSON:
-        p->node = 0;
-        tp_call_fail(p, TP_ERR_UNTERMINATED, p->base);
-        p->after_call = 1;
+        tp_call_unterminated(p);
         break;
     }
     tp_text_finish(p);

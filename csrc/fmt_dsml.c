@@ -744,20 +744,16 @@ static void dsml_finish(tp_parser *p, const dsml_tags *t)
         break;
     default:
         /* inside an invoke: its tag (no call yet) or its body */
-        p->node = 0;
-        tp_buf_clear(&p->pending);
-        tp_call_fail(p, TP_ERR_UNTERMINATED, p->base);
-        p->after_call = 1;
+        tp_call_unterminated(p);
         break;
     }
     tp_text_finish(p);
 }
 
 #define VARIANT(var, fname)                                                   \
-    static int var##_feed(tp_parser *p, const uint8_t *s, size_t n)           \
+    static void var##_feed(tp_parser *p, const uint8_t *s, size_t n)          \
     {                                                                         \
         dsml_feed(p, &TAGS[VAR_##var], s, n);                                 \
-        return 0;                                                             \
     }                                                                         \
     static void var##_finish(tp_parser *p) { dsml_finish(p, &TAGS[VAR_##var]); } \
     const tp_format tp_fmt_##fname = {#fname, var##_feed, var##_finish};

@@ -502,12 +502,6 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
     }
 }
 
-static int glm_feed_cb(tp_parser *p, const uint8_t *s, size_t n)
-{
-    glm_feed(p, s, n);
-    return 0;
-}
-
 static void glm_finish(tp_parser *p)
 {
     switch (p->mode) {
@@ -517,16 +511,12 @@ static void glm_finish(tp_parser *p)
     case M_SKIP:
         p->node = 0; /* a partial end tag: markup, not prose */
         break;
-    default:
-        /* end of stream inside a call */
-        tp_buf_clear(&p->pending);
-        p->node = 0;
-        tp_call_fail(p, TP_ERR_UNTERMINATED, p->base);
-        p->after_call = 1;
+    default: /* end of stream inside a call */
+        tp_call_unterminated(p);
         break;
     }
     tp_text_finish(p);
 }
 
-const tp_format tp_fmt_glm45 = {"glm45", glm_feed_cb, glm_finish};
-const tp_format tp_fmt_glm47 = {"glm47", glm_feed_cb, glm_finish};
+const tp_format tp_fmt_glm45 = {"glm45", glm_feed, glm_finish};
+const tp_format tp_fmt_glm47 = {"glm47", glm_feed, glm_finish};

@@ -245,12 +245,6 @@ static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
     }
 }
 
-static int jsontag_feed_cb(tp_parser *p, const uint8_t *s, size_t n)
-{
-    jsontag_feed(p, s, n);
-    return 0;
-}
-
 static void jsontag_finish(tp_parser *p)
 {
     switch (p->mode) {
@@ -261,16 +255,12 @@ static void jsontag_finish(tp_parser *p)
     case M_SKIP:
         p->node = 0; /* a partial end tag: markup, not prose */
         break;
-    default: {
-        /* end of stream inside the call object */
-        tp_buf_clear(&p->pending);
-        tp_call_fail(p, TP_ERR_UNTERMINATED, p->base);
-        p->after_call = 1;
+    default: /* end of stream inside the call object */
+        tp_call_unterminated(p);
         break;
-    }
     }
     tp_text_finish(p);
 }
 
-const tp_format tp_fmt_qwen25 = {"qwen25", jsontag_feed_cb, jsontag_finish};
-const tp_format tp_fmt_hermes = {"hermes", jsontag_feed_cb, jsontag_finish};
+const tp_format tp_fmt_qwen25 = {"qwen25", jsontag_feed, jsontag_finish};
+const tp_format tp_fmt_hermes = {"hermes", jsontag_feed, jsontag_finish};

@@ -34,6 +34,14 @@ void tp_call_close(tp_parser *p)
     p->after_call = 1;
 }
 
+void tp_call_unterminated(tp_parser *p)
+{
+    p->node = 0;
+    tp_buf_clear(&p->pending);
+    tp_call_fail(p, TP_ERR_UNTERMINATED, p->base);
+    p->after_call = 1;
+}
+
 void tp_call_fail(tp_parser *p, int code, uint64_t offset)
 {
     tp_ev_error(p, code, offset, p->cur, NULL, 0);

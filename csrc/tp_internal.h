@@ -43,6 +43,8 @@ int tp_call_open(tp_parser *p, const uint8_t *name, size_t len, uint64_t offset)
 void tp_call_close(tp_parser *p);
 /* Reports an error for the current call (if any) and forgets it. */
 void tp_call_fail(tp_parser *p, int code, uint64_t offset);
+/* End of stream inside a call: drops what it held, reports "unterminated". */
+void tp_call_unterminated(tp_parser *p);
 
 static inline int tp_is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 

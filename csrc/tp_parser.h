@@ -59,7 +59,7 @@ typedef struct tp_parser tp_parser;
 
 typedef struct {
     const char *name;
-    int (*feed)(tp_parser *p, const uint8_t *data, size_t n);
+    void (*feed)(tp_parser *p, const uint8_t *data, size_t n);
     void (*finish)(tp_parser *p);
 } tp_format;
 
