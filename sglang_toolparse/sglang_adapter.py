@@ -13,7 +13,7 @@ from sglang.srt.function_call.hermes_detector import HermesDetector
 from sglang.srt.function_call.qwen25_detector import Qwen25Detector
 
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
-from sglang_toolparse.api import StreamParser, tool_names
+from sglang_toolparse.api import StreamParser
 
 logger = logging.getLogger("sglang_toolparse")
 
@@ -79,7 +79,6 @@ class NativeDetectorMixin:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._tp: Optional[StreamParser] = None
-        self._tp_tools: Optional[List[str]] = None
         self.streamed_args_for_tool = StreamedArgs()
         # calls whose name was streamed but that never completed (cut off or
         # broken): SGLang's serving layer then keeps finish_reason "stop"
@@ -88,11 +87,11 @@ class NativeDetectorMixin:
 
     # -- helpers ---------------------------------------------------------
     def _new_parser(self, tools: Any) -> StreamParser:
-        names = tool_names(tools or [])
-        self._tp_tools = names
+        # whole tools, not just names: schema-typed formats (GLM) read
+        # `function.parameters` to type values as SGLang does
         return StreamParser(
             self._tp_format,
-            names,
+            list(tools or []),
             forward_unknown=bool(envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get()),
         )
 
@@ -205,27 +204,12 @@ class HermesNativeDetector(NativeDetectorMixin, HermesDetector):
 
 
 
-# --- GLM: values typed by the tools' schemas ---------------------------------
+# --- GLM: values typed by the tools' schemas (SGLang's rules, glm_types.py) ---
 from sglang.srt.function_call.glm4_moe_detector import Glm4MoeDetector  # noqa: E402
 from sglang.srt.function_call.glm47_moe_detector import Glm47MoeDetector  # noqa: E402
 
 
-class _SchemaTypedMixin(NativeDetectorMixin):
-    """The parser also gets the tools' schemas (StreamParser reads
-    `function.parameters` of SGLang's Tool models), so values are typed by
-    SGLang's rules (ported in sglang_toolparse.glm_types)."""
-
-    def _new_parser(self, tools: Any) -> StreamParser:
-        tools = list(tools or [])
-        self._tp_tools = tool_names(tools)
-        return StreamParser(
-            self._tp_format,
-            tools,
-            forward_unknown=bool(envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get()),
-        )
-
-
-class Glm45NativeDetector(_SchemaTypedMixin, Glm4MoeDetector):
+class Glm45NativeDetector(NativeDetectorMixin, Glm4MoeDetector):
     """GLM-4.5 / GLM-4.6 (`<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>...`), native core."""
 
     _tp_format = "glm45"
@@ -233,7 +217,7 @@ class Glm45NativeDetector(_SchemaTypedMixin, Glm4MoeDetector):
     parser_name = "glm45_native"
 
 
-class Glm47NativeDetector(_SchemaTypedMixin, Glm47MoeDetector):
+class Glm47NativeDetector(NativeDetectorMixin, Glm47MoeDetector):
     """GLM-4.7 / GLM-5 (`<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...`), native core."""
 
     _tp_format = "glm47"
