@@ -441,7 +441,13 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
             while (k < n && p[k] >= 0x20 && p[k] != '"' && p[k] != '\\')
                 k++;
             if (k > i) {
-                OUT(put(out, p + i, k - i));
+                if (put(out, p + i, k - i)) {
+                    /* the error is at the first byte that does not fit, as
+                     * if the run had come byte by byte (chunking must not
+                     * move error offsets) */
+                    size_t room = out->limit - out->len;
+                    return fail(j, TP_ERR_BUFFER_LIMIT, room < k - i ? i + room : i);
+                }
                 i = k;
                 if (i == n) break;
             }

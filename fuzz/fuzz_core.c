@@ -1,0 +1,320 @@
+/* Coverage-guided fuzz target for the C core (libFuzzer), also linked into
+ * a plain driver (driver.c) for LeakSanitizer / valgrind runs.
+ *
+ * Input layout: byte 0 picks the format (index into tp_format_names()),
+ * byte 1 the options (declared tools or any name, forward_unknown, small
+ * limits), byte 2 the chunking (0: byte by byte, else random cuts up to
+ * 4 * (byte & 63) + 1 bytes seeded by the byte), the rest is model output.
+ *
+ * Checked on every input, for every format (not just survival):
+ *  - the event protocol: call indices 0, 1, ... in order; at most one call
+ *    open; ArgsDelta / CallEnd only for the open call; an error names the
+ *    open call or none; no call left open after finish();
+ *  - the streamed result (merged) equals the one-shot result, error offsets
+ *    included;
+ *  - every call's argument deltas concatenate to valid JSON in canonical
+ *    form (normalizing it again with a second tp_json reproduces it);
+ *  - on valid UTF-8 input cut at character boundaries (what the Python
+ *    layer feeds), every event span is valid UTF-8 (surrogates allowed, as
+ *    Python's "surrogatepass" decodes them), so the binding never fails to
+ *    decode an event;
+ *  - error offsets lie inside the stream; the bytes one feed produces are
+ *    bounded by a constant times its length plus the limits, and the
+ *    held-back buffers stay within their limits.
+ * A violated invariant aborts, which libFuzzer reports as a crash. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_internal.h"
+
+#define CHECK(cond, ...)                                                         \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            fprintf(stderr, "invariant violated: %s (%s:%d)\n", #cond, __FILE__, \
+                    __LINE__);                                                   \
+            fprintf(stderr, __VA_ARGS__);                                        \
+            fputc('\n', stderr);                                                 \
+            abort();                                                             \
+        }                                                                        \
+    } while (0)
+
+typedef struct {
+    uint8_t type, code;
+    int32_t call;
+    uint64_t offset;
+    tp_buf data;
+} rec;
+
+typedef struct {
+    rec *r;
+    size_t n, cap;
+    /* protocol state */
+    int32_t open, next_index;
+    tp_buf args; /* arguments of the open call */
+} trace;
+
+static void trace_free(trace *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        tp_buf_free(&t->r[i].data);
+    free(t->r);
+    tp_buf_free(&t->args);
+    memset(t, 0, sizeof(*t));
+}
+
+#define must(ok) must_at((ok), __LINE__)
+static void must_at(int ok, int line)
+{
+    if (!ok) {
+        fprintf(stderr, "harness: call failed at fuzz_core.c:%d (out of memory?)\n", line);
+        abort();
+    }
+}
+
+/* UTF-8 as Python's surrogatepass decoder accepts it. */
+static int wtf8_valid(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k;
+        uint32_t cp, min;
+        if ((c & 0xE0) == 0xC0) {
+            k = 1, cp = c & 0x1F, min = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            k = 2, cp = c & 0x0F, min = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            k = 3, cp = c & 0x07, min = 0x10000;
+        } else {
+            return 0;
+        }
+        for (size_t m = 1; m <= k; m++) {
+            if (i + m >= n || (s[i + m] & 0xC0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (s[i + m] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF)
+            return 0;
+        i += k + 1;
+    }
+    return 1;
+}
+
+static int is_utf8_start(uint8_t c) { return (c & 0xC0) != 0x80; }
+
+/* The arguments of a finished call must be canonical JSON: normalizing
+ * them again gives the same bytes. */
+static void check_args(const tp_buf *a, int32_t call)
+{
+    static tp_json j;
+    tp_buf again;
+    tp_buf_init(&again, 0);
+    tp_json_init(&j, TPJ_MODE_NORMAL, TP_JSON_DEPTH_CAP);
+    size_t k = tp_json_feed(&j, a->data, a->len, &again);
+    if (!tp_json_done(&j))
+        tp_json_end(&j, &again);
+    CHECK(tp_json_done(&j) && k == a->len,
+          "call %d: arguments are not one JSON value (consumed %zu of %zu, err %d): %.*s", call, k,
+          a->len, j.err, (int)(a->len > 400 ? 400 : a->len), (const char *)a->data);
+    CHECK(again.len == a->len && memcmp(again.data, a->data, a->len) == 0,
+          "call %d: arguments not canonical: %.*s", call, (int)(a->len > 400 ? 400 : a->len),
+          (const char *)a->data);
+    tp_buf_free(&again);
+}
+
+static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t total, int check_utf8)
+{
+    const uint8_t *span = e->len ? out + e->start : (const uint8_t *)"";
+    if (check_utf8)
+        CHECK(wtf8_valid(span, e->len), "event type %d: span is not valid UTF-8", e->type);
+    /* protocol */
+    switch (e->type) {
+    case TP_EV_TEXT:
+        CHECK(e->len > 0, "empty text event");
+        break;
+    case TP_EV_CALL_START:
+        CHECK(t->open < 0, "call %d starts while %d is open", e->call, t->open);
+        CHECK(e->call == t->next_index, "call index %d, expected %d", e->call, t->next_index);
+        CHECK(e->len > 0, "empty tool name");
+        t->open = e->call;
+        t->next_index++;
+        tp_buf_clear(&t->args);
+        break;
+    case TP_EV_ARGS:
+        CHECK(e->call == t->open && e->call >= 0, "args for %d while %d is open", e->call, t->open);
+        must(tp_buf_append(&t->args, span, e->len) == 0);
+        break;
+    case TP_EV_CALL_END:
+        CHECK(e->call == t->open && e->call >= 0, "end of %d while %d is open", e->call, t->open);
+        check_args(&t->args, e->call);
+        t->open = -1;
+        break;
+    case TP_EV_ERROR:
+        CHECK(e->code > 0 && e->code < TP_ERR__COUNT, "error code %d", e->code);
+        CHECK(e->call == -1 || e->call == t->open, "error for %d while %d is open", e->call, t->open);
+        CHECK(e->offset <= total, "error offset %llu past the stream (%llu)",
+              (unsigned long long)e->offset, (unsigned long long)total);
+        if (e->call >= 0)
+            t->open = -1;
+        break;
+    default:
+        CHECK(0, "unknown event type %d", e->type);
+    }
+    /* merged record */
+    if (t->n) {
+        rec *last = &t->r[t->n - 1];
+        if ((e->type == TP_EV_TEXT || e->type == TP_EV_ARGS) && last->type == e->type &&
+            last->call == e->call) {
+            must(tp_buf_append(&last->data, span, e->len) == 0);
+            return;
+        }
+    }
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 64;
+        t->r = realloc(t->r, t->cap * sizeof(rec));
+        must(t->r != NULL);
+    }
+    rec *r = &t->r[t->n++];
+    r->type = e->type;
+    r->code = e->code;
+    r->call = e->call;
+    r->offset = e->offset;
+    tp_buf_init(&r->data, 0);
+    must(tp_buf_append(&r->data, span, e->len) == 0);
+}
+
+static void collect(trace *t, tp_parser *p, uint64_t total, int check_utf8, size_t fed)
+{
+    size_t n;
+    const tp_event *ev = tp_parser_events(p, &n);
+    const uint8_t *out = tp_parser_output(p);
+    /* bounded output and held-back memory */
+    CHECK(p->out.len <= 32 * fed + p->lim.max_buffer + 65536,
+          "a feed of %zu bytes produced %zu bytes", fed, p->out.len);
+    CHECK(p->ws.cap <= TP_WS_HOLD_MAX && p->name.cap <= p->lim.max_name &&
+              p->key.cap <= p->lim.max_name && p->pending.cap <= p->lim.max_buffer,
+          "held buffers over their limits: ws %zu name %zu key %zu pending %zu", p->ws.cap,
+          p->name.cap, p->key.cap, p->pending.cap);
+    for (size_t i = 0; i < n; i++)
+        add_event(t, &ev[i], out, total, check_utf8);
+}
+
+typedef struct {
+    uint32_t s;
+} rng;
+static uint32_t rng_next(rng *r)
+{
+    uint32_t x = r->s;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return r->s = x ? x : 0x9E3779B9u;
+}
+
+static const char *const TOOLS[] = {"get_weather", "search", "f", "a_very_long_tool_name"};
+
+/* Runs one stream. chunking: 0 = one shot, 1 = byte by byte, else random
+ * cuts of 1..max_chunk bytes seeded by `seed`. */
+static void run(trace *t, const tp_format *fmt, uint8_t opts, const uint8_t *s, size_t n,
+                int chunking, size_t max_chunk, uint32_t seed, int utf8)
+{
+    tp_parser p;
+    tp_limits lim;
+    tp_limits_default(&lim);
+    if (opts & 4) { /* small limits reach the limit paths with short inputs */
+        lim.max_buffer = 64;
+        lim.max_depth = 8;
+        lim.max_calls = 2;
+        lim.max_name = 16;
+    }
+    uint32_t flags = 0;
+    if (opts & 1)
+        flags |= TP_FLAG_ACCEPT_ANY;
+    if (opts & 2)
+        flags |= TP_FLAG_FORWARD_UNKNOWN;
+    must(tp_parser_init(&p, fmt, &lim, flags) == 0);
+    if (!(opts & 1))
+        for (size_t i = 0; i < sizeof(TOOLS) / sizeof(TOOLS[0]); i++)
+            must(tp_parser_add_tool(&p, (const uint8_t *)TOOLS[i], strlen(TOOLS[i])) >= 0);
+    t->open = -1;
+    t->next_index = 0;
+    tp_buf_init(&t->args, 0);
+    rng r = {seed * 2654435761u + 1};
+    size_t i = 0;
+    while (i < n) {
+        size_t k = n - i;
+        if (chunking == 1)
+            k = 1;
+        else if (chunking == 2 && max_chunk < k)
+            k = 1 + rng_next(&r) % max_chunk;
+        if (k > n - i)
+            k = n - i;
+        if (utf8) /* cut at character boundaries, as the Python layer does */
+            while (i + k < n && !is_utf8_start(s[i + k]))
+                k++;
+        must(tp_parser_feed(&p, s + i, k) == 0);
+        i += k;
+        collect(t, &p, n, utf8, k);
+    }
+    must(tp_parser_finish(&p) == 0);
+    collect(t, &p, n, utf8, 0);
+    CHECK(t->open < 0, "call %d left open after finish()", t->open);
+    /* feeding after finish is a no-op */
+    must(tp_parser_feed(&p, (const uint8_t *)"x", 1) == 0);
+    size_t nev;
+    tp_parser_events(&p, &nev);
+    CHECK(nev == 0, "events after finish");
+    tp_parser_free(&p);
+}
+
+static void compare(const trace *a, const trace *b)
+{
+    size_t n = a->n < b->n ? a->n : b->n;
+    for (size_t i = 0; i < n; i++) {
+        const rec *x = &a->r[i], *y = &b->r[i];
+        CHECK(x->type == y->type && x->code == y->code && x->call == y->call &&
+                  (x->type != TP_EV_ERROR || x->offset == y->offset) &&
+                  x->data.len == y->data.len &&
+                  (x->data.len == 0 || memcmp(x->data.data, y->data.data, x->data.len) == 0),
+              "streamed differs from one-shot at event %zu: type %d/%d code %d/%d call %d/%d "
+              "offset %llu/%llu len %zu/%zu",
+              i, x->type, y->type, x->code, y->code, x->call, y->call,
+              (unsigned long long)x->offset, (unsigned long long)y->offset, x->data.len,
+              y->data.len);
+    }
+    CHECK(a->n == b->n, "one-shot has %zu events, streamed %zu", a->n, b->n);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (tp_global_init())
+        abort();
+    if (size < 3)
+        return 0;
+    const char *const *names = tp_format_names();
+    size_t nfmt = 0;
+    while (names[nfmt])
+        nfmt++;
+    const tp_format *fmt = tp_format_find(names[data[0] % nfmt]);
+    uint8_t opts = data[1];
+    uint8_t ch = data[2];
+    const uint8_t *s = data + 3;
+    size_t n = size - 3;
+    int utf8 = wtf8_valid(s, n);
+
+    trace one = {0}, streamed = {0};
+    run(&one, fmt, opts, s, n, 0, 0, 0, utf8);
+    if (ch == 0)
+        run(&streamed, fmt, opts, s, n, 1, 1, 0, utf8);
+    else
+        run(&streamed, fmt, opts, s, n, 2, 4 * (size_t)(ch & 63) + 1, ch, utf8);
+    compare(&one, &streamed);
+    trace_free(&one);
+    trace_free(&streamed);
+    return 0;
+}

@@ -1,0 +1,67 @@
+"""Writes the fuzz seed corpus and dictionary for every format the core has.
+
+    python fuzz/gen_corpus.py OUTDIR
+
+OUTDIR/seeds/      plain model output per format (for driver.c)
+OUTDIR/corpus/     the same with the 3 header bytes libFuzzer inputs start
+                   with (byte 0 = index of the format in tp_format_names())
+OUTDIR/toolparse.dict   markers of every format + JSON/markup tokens
+Formats and their markers come from tests/format_table.py, so a format that
+lands later is covered as soon as it is registered in the core (markers and
+well-formed seeds once it has a table entry)."""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+from format_table import markers, seed_responses  # noqa: E402
+from sglang_toolparse._core import formats  # noqa: E402
+
+GENERIC_SEEDS = [
+    "",
+    "Just prose, no calls at all.\n",
+    "  \n\t ",
+    '{"name": "f", "arguments": {"a": 1}}',
+    "\x00 NUL \ud800 lone surrogate \udfff",
+    "<" * 50,
+]
+
+
+def dict_escape(s: str) -> str:
+    out = []
+    for b in s.encode("utf-8", "surrogatepass"):
+        if 0x20 <= b < 0x7F and b not in (0x22, 0x5C):
+            out.append(chr(b))
+        else:
+            out.append("\\x%02X" % b)
+    return '"' + "".join(out) + '"'
+
+
+def main(outdir: str) -> None:
+    seeds = os.path.join(outdir, "seeds")
+    corpus = os.path.join(outdir, "corpus")
+    os.makedirs(seeds, exist_ok=True)
+    os.makedirs(corpus, exist_ok=True)
+    tokens = set()
+    n = 0
+    for fi, name in enumerate(formats()):
+        tokens.update(markers(name))
+        for k, text in enumerate(seed_responses(name) + GENERIC_SEEDS):
+            data = text.encode("utf-8", "surrogatepass")
+            with open(os.path.join(seeds, "%s-%02d" % (name, k)), "wb") as f:
+                f.write(data)
+            for opts, ch in ((0, 0), (1, 9), (4, 3)):
+                with open(os.path.join(corpus, "%s-%02d-%d" % (name, k, opts)), "wb") as f:
+                    f.write(bytes([fi, opts, ch]) + data)
+            n += 1
+    with open(os.path.join(outdir, "toolparse.dict"), "w") as f:
+        for t in sorted(tokens):
+            f.write(dict_escape(t) + "\n")
+    print("gen_corpus: %d formats, %d seeds, %d dictionary tokens -> %s"
+          % (len(formats()), n, len(tokens), outdir))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "out"))

@@ -1,0 +1,143 @@
+"""Per-format knowledge used by the hardening tests, the fuzz seed corpus and
+the fuzz dictionary: one table keyed by the core's format name.
+
+Every harness iterates over `sglang_toolparse._core.formats()` and looks the
+format up here with `spec(name)`. A format without an entry gets the generic
+fallback (its markers unknown, no renderer): the input-agnostic tests (random
+bytes, random corruption, memory, leaks) still run for it, and the tests that
+need well-formed calls skip with a message saying which entry to add.
+
+An entry describes:
+  markers      every marker string of the format (fuzz dictionary, marker
+               fragment tests)
+  render_call  (name, raw_args_json) -> the text of one call
+  block        list of rendered calls -> the text of a call section (some
+               formats wrap calls in a begin/end pair)
+  json_args    the arguments are one JSON value run through the core's JSON
+               normalizer (so the depth / number limits apply to them)
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Callable, List, Optional, Sequence, Tuple
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    name: str
+    markers: Tuple[str, ...] = ()
+    render_call: Optional[Callable[[str, str], str]] = None
+    block: Callable[[Sequence[str]], str] = lambda calls: "".join(calls)
+    json_args: bool = True
+    generic: bool = False
+    notes: str = ""
+
+    def calls_text(self, calls: Sequence[Tuple[str, str]]) -> str:
+        """A call section holding `calls`: (name, raw JSON arguments)."""
+        assert self.render_call is not None
+        return self.block([self.render_call(n, a) for n, a in calls])
+
+    def response(self, before: str, calls: Sequence[Tuple[str, str]], after: str = "") -> str:
+        return before + self.calls_text(calls) + after
+
+
+def _jsontag(sep: str) -> Callable[[str, str], str]:
+    def render(name: str, args: str) -> str:
+        return '<tool_call>%s{"name": %s, "arguments": %s}%s</tool_call>' % (
+            sep, json.dumps(name, ensure_ascii=False), args, sep)
+    return render
+
+
+_DS_CALLS_BEGIN = "<\uff5ctool\u2581calls\u2581begin\uff5c>"
+_DS_CALLS_END = "<\uff5ctool\u2581calls\u2581end\uff5c>"
+_DS_CALL_BEGIN = "<\uff5ctool\u2581call\u2581begin\uff5c>"
+_DS_CALL_END = "<\uff5ctool\u2581call\u2581end\uff5c>"
+_DS_SEP = "<\uff5ctool\u2581sep\uff5c>"
+_DS_MARKERS = (_DS_CALLS_BEGIN, _DS_CALLS_END, _DS_CALL_BEGIN, _DS_CALL_END, _DS_SEP, "```json\n", "\n```")
+
+
+def _ds_block(calls: Sequence[str]) -> str:
+    return _DS_CALLS_BEGIN + "".join(calls) + _DS_CALLS_END
+
+
+TABLE = {
+    "qwen25": FormatSpec(
+        "qwen25", ("<tool_call>", "</tool_call>", '"name"', '"arguments"', '"parameters"'),
+        render_call=_jsontag("\n"), block=lambda calls: "\n".join(calls)),
+    "hermes": FormatSpec(
+        "hermes", ("<tool_call>", "</tool_call>", '"name"', '"arguments"', '"parameters"'),
+        render_call=_jsontag(""), block=lambda calls: "".join(calls)),
+    # Formats written in parallel branches; keyed by SGLang's parser names.
+    # If the core registers them under other names, rename the keys.
+    "deepseekv3": FormatSpec(
+        "deepseekv3", _DS_MARKERS + ("function",),
+        render_call=lambda n, a: "%sfunction%s%s\n```json\n%s\n```%s" % (_DS_CALL_BEGIN, _DS_SEP, n, a, _DS_CALL_END),
+        block=_ds_block),
+    "deepseekv31": FormatSpec(
+        "deepseekv31", _DS_MARKERS[:5],
+        render_call=lambda n, a: "%s%s%s%s%s" % (_DS_CALL_BEGIN, n, _DS_SEP, a, _DS_CALL_END),
+        block=_ds_block),
+    # GLM writes arguments as <arg_key>/<arg_value> pairs, not one JSON value:
+    # markers only (no renderer) until the format's semantics are settled.
+    "glm45": FormatSpec(
+        "glm45", ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
+        json_args=False),
+}
+TABLE["glm"] = TABLE["glm45"]
+TABLE["glm47"] = TABLE["glm45"]
+
+# What every format is likely to contain: JSON punctuation and generic tags.
+GENERIC_MARKERS: Tuple[str, ...] = (
+    "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",
+    "<", ">", "</", "\n", "```", "\u2581", "\uff5c",
+)
+
+
+def spec(name: str) -> FormatSpec:
+    """The table entry of a format, or the generic fallback."""
+    if name in TABLE:
+        s = TABLE[name]
+        return s if s.name == name else FormatSpec(name, s.markers, s.render_call, s.block, s.json_args, s.generic)
+    return FormatSpec(name, (), generic=True,
+                      notes="no entry in tests/format_table.py: add markers and a renderer")
+
+
+def markers(name: str) -> Tuple[str, ...]:
+    return spec(name).markers + GENERIC_MARKERS
+
+
+# Arguments used by seeds and well-formed samples (JSON formats).
+SAMPLE_ARGS: List[str] = [
+    '{"city": "Paris", "unit": "celsius"}',
+    '{}',
+    '{"q": "a \\"quoted\\" \\\\ back\\nslash", "n": [1, -0, 2.50, 1e400, -1E-7, true, false, null]}',
+    '{"nested": {"a": [{"b": {"c": []}}]}, "emoji": "\\ud83d\\ude00 \u00e9\u4e2d"}',
+    '{"x":1,"y":[ 1 ,2 ],"z":{ }}',
+]
+SAMPLE_TOOLS = ["get_weather", "search", "f"]
+SAMPLE_PROSE = ["", "Let me check.", "Sure! ", "Done.\n\nAnything else?", "a < b and c > d, {not json}"]
+
+
+def seed_responses(name: str) -> List[str]:
+    """Well-formed responses for the seed corpus of a format (empty for a
+    format without a renderer)."""
+    s = spec(name)
+    if s.render_call is None:
+        return []
+    out = []
+    for i, args in enumerate(SAMPLE_ARGS):
+        tool = SAMPLE_TOOLS[i % len(SAMPLE_TOOLS)]
+        before = SAMPLE_PROSE[i % len(SAMPLE_PROSE)]
+        after = SAMPLE_PROSE[(i + 2) % len(SAMPLE_PROSE)]
+        out.append(s.response(before, [(tool, args)], after))
+    out.append(s.response("Two calls: ", [("get_weather", SAMPLE_ARGS[0]), ("search", SAMPLE_ARGS[2])]))
+    # malformed variants keep the fuzzer near the error paths
+    out.append(s.response("", [("unknown_tool", "{}")]))
+    out.append(s.response("", [("f", '{"a": [1, 2}')]))
+    out.append(s.calls_text([("f", '{"a": 1}')])[:-3])
+    return out
+
+
+def expected_args(raw: str) -> str:
+    return json.dumps(json.loads(raw), ensure_ascii=False)
