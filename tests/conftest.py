@@ -41,3 +41,7 @@ def sglang_tool():
         ]
 
     return make
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: long-running; skipped by the sanitized run")

@@ -1,0 +1,72 @@
+"""The SGLang adapter never raises on adversarial model output: every
+format's detector (found generically: the adapter classes naming the format)
+is driven with the adversarial inputs, streamed and one-shot."""
+from __future__ import annotations
+
+import json
+import logging
+import random
+
+import pytest
+
+from format_table import markers, seed_responses, spec
+from sglang_toolparse._core import formats
+
+adapter = pytest.importorskip("sglang_toolparse.sglang_adapter")
+
+TOOLS = [{"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {}}}}
+         for n in ("get_weather", "search", "f")]
+
+
+def detector_classes(fmt):
+    return [c for c in vars(adapter).values()
+            if isinstance(c, type) and issubclass(c, adapter.NativeDetectorMixin)
+            and getattr(c, "_tp_format", None) == fmt]
+
+
+def adversarial_inputs(fmt):
+    s = spec(fmt)
+    out = ["", "plain prose \x00 \ud800", "".join(markers(fmt)) * 50]
+    if s.render_call is not None:
+        if s.json_args:
+            out.append(s.response("x", [("f", "[" * 200_000 + "]" * 200_000)]))
+            out.append(s.response("x", [("f", '{"s": "a\x00b"}')], "after"))
+        out.append(s.response("x", [("rm_rf", "{}"), ("f", '{"a": 1}')]))
+        out.append(s.response("", [("f", '{"i": %d}' % i) for i in range(2000)]))
+        full = s.response("Checking. ", [("get_weather", '{"city": "Paris"}')])
+        out += [full[:i] for i in range(0, len(full), 3)]
+    rnd = random.Random(9)
+    seeds = seed_responses(fmt) or out[1:3]
+    for _ in range(50):
+        t = list(rnd.choice(seeds))
+        for _ in range(4):
+            t.insert(rnd.randint(0, len(t)), rnd.choice(list(markers(fmt)) + ["\ud800", "\x00", "}"]))
+        out.append("".join(t))
+    return out
+
+
+@pytest.mark.parametrize("fmt", formats())
+def test_adapter_never_raises(fmt, caplog):
+    classes = detector_classes(fmt)
+    if not classes:
+        pytest.skip("no SGLang detector maps to format %s" % fmt)
+    caplog.set_level(logging.CRITICAL, logger="sglang_toolparse")
+    rnd = random.Random(1)
+    for cls in classes:
+        for text in adversarial_inputs(fmt):
+            r = cls().detect_and_parse(text, TOOLS)
+            for c in r.calls:
+                json.loads(c.parameters)
+            d = cls()
+            i = 0
+            while i < len(text):
+                n = rnd.choice([1, 2, 5, 64, 4096, 65536])
+                d.parse_streaming_increment(text[i:i + n], TOOLS)
+                i += n
+            d.finish(TOOLS)
+            # every started call's streamed arguments are consistent state
+            for k, args in enumerate(d.streamed_args_for_tool):
+                assert isinstance(args, str)
+                prev = d.prev_tool_call_arr[k]
+                if not isinstance(prev.get("arguments"), str):
+                    assert json.loads(args) == prev["arguments"]

@@ -1,0 +1,147 @@
+"""Bounded memory and reference counting of the Cython layer.
+
+RSS is read from /proc/self/statm; under ASan (TOOLPARSE_SANITIZED=1) RSS
+says nothing and these tests are skipped (scripts/leak-check.sh covers
+leaks there)."""
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import tracemalloc
+
+import pytest
+
+from format_table import spec
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
+from sglang_toolparse._core import formats
+
+FORMATS = formats()
+TOOLS = ["get_weather", "search", "f"]
+sanitized = pytest.mark.skipif(os.environ.get("TOOLPARSE_SANITIZED") == "1", reason="RSS under ASan")
+
+
+def rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def stream_unit(fmt: str) -> str:
+    """A response fragment with prose and (when the format has a renderer)
+    a call, repeated to make long streams."""
+    s = spec(fmt)
+    if s.render_call is None:
+        return "Some prose with <markup> and {braces}. "
+    return "Some prose. " + s.calls_text([("f", '{"city": "Paris", "n": [1, 2.5]}')]) + " more prose "
+
+
+def feed_many(fmt: str, feeds: int, chunk: int = 3, samples: int = 10):
+    unit = stream_unit(fmt)
+    text = unit * (4096 // len(unit) + 1)
+    chunks = [text[i:i + chunk] for i in range(0, len(text) - chunk, chunk)]
+    p = StreamParser(fmt, TOOLS)
+    marks = []
+    n = 0
+    calls = 0
+    every = feeds // samples
+    while n < feeds:
+        for c in chunks:
+            for e in p.feed(c):
+                if type(e) is CallEnd:
+                    calls += 1
+            n += 1
+            if n % every == 0:
+                marks.append(rss())
+            if n >= feeds:
+                break
+    p.finish()
+    return marks, calls
+
+
+@sanitized
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_rss_stable_over_1m_feeds(fmt):
+    marks, calls = feed_many(fmt, 1_000_000)
+    if spec(fmt).render_call is not None:
+        assert calls > 10_000
+    # after warm-up, RSS does not grow with the number of feeds
+    growth = max(marks[2:]) - marks[1]
+    assert growth < 2 << 20, [m >> 10 for m in marks]
+
+
+@sanitized
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_parsers_created_and_freed_do_not_leak(fmt):
+    unit = stream_unit(fmt)
+
+    def batch(k):
+        for _ in range(k):
+            p = StreamParser(fmt, TOOLS * 10)
+            p.feed(unit[:7])
+            p.feed(unit[7:] + "<")
+            p.finish()
+
+    batch(2000)
+    gc.collect()
+    tracemalloc.start()
+    base_rss = rss()
+    before = tracemalloc.get_traced_memory()[0]
+    batch(20000)
+    gc.collect()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert after - before < 64 << 10, after - before       # Python objects
+    assert rss() - base_rss < 2 << 20, rss() - base_rss    # C allocations
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_event_reference_counts(fmt):
+    s = spec(fmt)
+    if s.render_call is None:
+        pytest.skip("no renderer")
+    text = "prose " * 20 + s.calls_text([("get_weather", '{"city": "%s"}' % ("P" * 100))]) + "tail " * 20
+    p = StreamParser(fmt, TOOLS)
+    events = p.feed(text) + p.finish()
+    assert {type(e) for e in events} >= {Text, CallStart, ArgsDelta, CallEnd}
+    assert sys.getrefcount(events) == 2
+    for e in events:
+        # held by the list, the loop variable and getrefcount's argument
+        assert sys.getrefcount(e) == 3, e
+        for attr in ("text", "delta", "arguments"):
+            v = getattr(e, attr, None)
+            if isinstance(v, str) and len(v) > 1:
+                # owned by the event only (plus `v` and getrefcount's
+                # argument); CallEnd.arguments is a fresh join
+                assert sys.getrefcount(v) == 3, (e, attr)
+    del p
+    gc.collect()
+    for e in events:
+        assert sys.getrefcount(e) == 3
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_errors_and_feed_after_finish_do_not_leak_refs(fmt):
+    p = StreamParser(fmt, TOOLS)
+    p.finish()
+    before = sys.gettotalrefcount() if hasattr(sys, "gettotalrefcount") else None
+    for _ in range(1000):
+        with pytest.raises(RuntimeError):
+            p.feed("x")
+        assert p.finish() == []
+    if before is not None:
+        assert sys.gettotalrefcount() - before < 100
+    tracemalloc.start()
+    a = tracemalloc.get_traced_memory()[0]
+    for _ in range(5000):
+        try:
+            p.feed("x")
+        except RuntimeError:
+            pass
+        with pytest.raises(ValueError):
+            StreamParser("no-such-format")
+        with pytest.raises(ValueError):
+            StreamParser(fmt, max_depth=0)
+    gc.collect()
+    b = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert b - a < 32 << 10, b - a
