@@ -74,8 +74,11 @@ void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
                  const uint8_t *detail, size_t dlen)
 {
     size_t start = p->out.len;
-    if (dlen > 256)
+    if (dlen > 256) {
         dlen = 256; /* details are for logs; keep them short */
+        while (dlen > 0 && (detail[dlen] & 0xC0) == 0x80)
+            dlen--; /* ... and cut at a character boundary */
+    }
     if (dlen && tp_buf_append(&p->out, detail, dlen)) {
         p->oom = 1;
         return;

@@ -29,8 +29,11 @@ TOOLPARSE_SANITIZE=1 "$PY" setup.py build_ext --inplace -q >build.log 2>&1 || { 
 LIBASAN="$(gcc -print-file-name=libasan.so)"
 [ -f "$LIBASAN" ] || { echo "libasan not found ($LIBASAN)"; exit 1; }
 export LD_PRELOAD="$LIBASAN"
-export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1:${ASAN_OPTIONS:-}"
-export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:${UBSAN_OPTIONS:-}"
+# reports also go to files: pytest's output capture swallows what a
+# process that aborts wrote to stderr
+rm -f "$SAN_DIR"/san.*
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1:log_path=$SAN_DIR/san.asan:${ASAN_OPTIONS:-}"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$SAN_DIR/san.ubsan:${UBSAN_OPTIONS:-}"
 export TOOLPARSE_SANITIZED=1   # tests skip what ASan makes meaningless (RSS)
 
 # make sure the sanitized module is the one imported
@@ -39,4 +42,13 @@ export TOOLPARSE_SANITIZED=1   # tests skip what ASan makes meaningless (RSS)
 if [ $# -eq 0 ]; then
     set -- tests -q -x -p no:cacheprovider -m "not slow"
 fi
-exec "$PY" -m pytest "$@"
+set +e
+"$PY" -m pytest "$@"
+rc=$?
+set -e
+if ls "$SAN_DIR"/san.* >/dev/null 2>&1; then
+    echo "== sanitizer reports:"
+    cat "$SAN_DIR"/san.*
+    [ $rc -eq 0 ] && rc=1
+fi
+exit $rc
