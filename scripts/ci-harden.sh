@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Hardening checks for CI (a few minutes in all); installs what it needs,
+# so it runs on a clean machine:
+#   1. leak check of the C core: LeakSanitizer+ASan+UBSan and valgrind
+#      memcheck over the seed corpus of every format (scripts/leak-check.sh)
+#   2. coverage-guided fuzzing of every format, FUZZ_SECONDS (default 60),
+#      invariants checked on every input (scripts/fuzz.sh), then the corpus
+#      it reached is replayed under LeakSanitizer
+#   3. the test suite (SAN_TESTS, default: tests not marked slow) against an
+#      ASan+UBSan build of the extension (scripts/sanitize-tests.sh)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+PY="${PYTHON:-python}"
+
+need=()
+command -v clang >/dev/null || need+=(clang)
+command -v valgrind >/dev/null || need+=(valgrind)
+if [ ${#need[@]} -gt 0 ]; then
+    echo "== installing ${need[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+clang --version | head -1
+
+echo "== 1. leak check"
+scripts/leak-check.sh
+
+echo "== 2. fuzzing"
+scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
+echo "== replaying the fuzz corpus under LeakSanitizer"
+ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1" \
+    fuzz/out/driver_asan --raw fuzz/out/work
+
+echo "== 3. test suite under ASan+UBSan"
+# shellcheck disable=SC2086
+scripts/sanitize-tests.sh ${SAN_TESTS:-tests -q -p no:cacheprovider -m "not slow"}

@@ -1,0 +1,70 @@
+"""Checks that parsing time grows linearly with the input for the
+adversarial inputs (a benchmark, not a test: timings are never asserted in
+the test suite).
+
+    python scripts/scaling.py [--base BYTES]
+
+For each format and input kind, times one-shot and 64 KB-chunk parsing at
+sizes n, 2n, 4n, 8n (best of 3) and prints us/KB and the ratio t(8n)/t(n)
+(linear: about 8; quadratic: about 64)."""
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from format_table import spec  # noqa: E402
+from sglang_toolparse import StreamParser  # noqa: E402
+from sglang_toolparse._core import formats  # noqa: E402
+from test_adversarial import fragments  # noqa: E402
+
+TOOLS = ["get_weather", "search", "f"]
+
+
+def kinds(fmt):
+    s = spec(fmt)
+    out = {
+        "prose": lambda n: ("Plain prose, no markup at all. " * (n // 31 + 1))[:n],
+        "marker_fragments": lambda n: fragments(fmt, n, 1),
+    }
+    if s.render_call is not None:
+        out["many_calls"] = lambda n: s.response("", [("f", '{"i": %d}' % i) for i in range(n // 60 + 1)])
+        out["unknown_tools"] = lambda n: s.response("", [("nope", "{}")] * (n // 50 + 1))
+        if s.json_args:
+            out["deep_nesting"] = lambda n: s.response("", [("f", "[" * (n // 2) + "]" * (n // 2))])
+            out["big_argument"] = lambda n: s.response("", [("f", '{"d": "%s"}' % ("x" * n))])
+            out["big_number"] = lambda n: s.response("", [("f", '{"d": [%s]}' % ",".join(["1.5e3"] * (n // 6)))])
+    return out
+
+
+def timed(text, chunk):
+    best = 1e9
+    for _ in range(3):
+        t = time.perf_counter()
+        p = StreamParser(fmt_global, TOOLS)
+        if chunk:
+            for i in range(0, len(text), chunk):
+                p.feed(text[i:i + chunk])
+        else:
+            p.feed(text)
+        p.finish()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--base", type=int, default=256 << 10)
+    args = ap.parse_args()
+    print("%-8s %-17s %-6s %10s %10s %8s" % ("format", "input", "chunks", "us/KB@n", "us/KB@8n", "t8n/tn"))
+    for fmt_global in formats():
+        for name, make in kinds(fmt_global).items():
+            texts = [make(args.base * k) for k in (1, 2, 4, 8)]
+            for chunk in (0, 65536):
+                ts = [timed(t, chunk) for t in texts]
+                kb = [len(t.encode("utf-8", "surrogatepass")) / 1024 for t in texts]
+                print("%-8s %-17s %-6s %10.2f %10.2f %8.1f" % (
+                    fmt_global, name, "64K" if chunk else "one", ts[0] / kb[0] * 1e6, ts[3] / kb[3] * 1e6,
+                    ts[3] / ts[0]))
