@@ -198,6 +198,11 @@ static void begin_batch(tp_parser *p)
     p->nev = 0;
     tp_buf_clear(&p->out);
     tp_buf_shrink(&p->out, 1u << 16);
+    if (p->evcap > 1024) { /* one huge batch must not pin its event array */
+        free(p->ev);
+        p->ev = NULL;
+        p->evcap = 0;
+    }
 }
 
 int tp_parser_feed(tp_parser *p, const uint8_t *data, size_t n)

@@ -200,6 +200,10 @@ static void collect(trace *t, tp_parser *p, uint64_t total, int check_utf8, size
               p->key.cap <= p->lim.max_name && p->pending.cap <= p->lim.max_buffer,
           "held buffers over their limits: ws %zu name %zu key %zu pending %zu", p->ws.cap,
           p->name.cap, p->key.cap, p->pending.cap);
+    /* memory kept for the batch is proportional to the batch */
+    CHECK(p->evcap <= 1024 || p->evcap <= 2 * n, "event array of %zu for %zu events", p->evcap, n);
+    CHECK(p->out.cap <= (1u << 16) || p->out.cap <= 2 * p->out.len + 64,
+          "output buffer of %zu for %zu bytes", p->out.cap, p->out.len);
     for (size_t i = 0; i < n; i++)
         add_event(t, &ev[i], out, total, check_utf8);
 }
