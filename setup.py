@@ -22,6 +22,8 @@ if sanitize:
            "-fno-omit-frame-pointer"]
     cflags += san
     ldflags += san
+# appended last, so they can refine the flags above (scripts/fuzz-python.sh)
+cflags += os.environ.get("TOOLPARSE_EXTRA_CFLAGS", "").split()
 
 ext = Extension(
     "sglang_toolparse._core",

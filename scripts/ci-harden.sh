@@ -8,6 +8,8 @@
 #      it reached is replayed under LeakSanitizer
 #   3. the test suite (SAN_TESTS, default: tests not marked slow) against an
 #      ASan+UBSan build of the extension (scripts/sanitize-tests.sh)
+# FUZZ_PY_SECONDS>0 adds atheris over the Python API (scripts/fuzz-python.sh,
+# off by default: it needs the atheris wheel and builds the core once more).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -32,6 +34,11 @@ scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
 echo "== replaying the fuzz corpus under LeakSanitizer"
 ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1" \
     fuzz/out/driver_asan --raw fuzz/out/work
+
+if [ "${FUZZ_PY_SECONDS:-0}" -gt 0 ]; then
+    echo "== atheris over the Python API"
+    scripts/fuzz-python.sh "$FUZZ_PY_SECONDS"
+fi
 
 echo "== 3. test suite under ASan+UBSan"
 # shellcheck disable=SC2086
