@@ -32,6 +32,7 @@ class FormatSpec:
     json_args: bool = True
     generic: bool = False
     notes: str = ""
+    extra_seeds: Tuple[str, ...] = ()  # format-specific spellings for the fuzz corpus
 
     def calls_text(self, calls: Sequence[Tuple[str, str]]) -> str:
         """A call section holding `calls`: (name, raw JSON arguments)."""
@@ -61,13 +62,19 @@ def _ds_block(calls: Sequence[str]) -> str:
     return _DS_CALLS_BEGIN + "".join(calls) + _DS_CALLS_END
 
 
+_JSONTAG_SEEDS = (
+    '<tool_call>{"arguments": {"a": [1, {"b": "c"}]}, "name": "f"}</tool_call>',
+    '<tool_call>{"parameters": {}, "extra": [1, "x"], "name": "search"}</tool_call> tail',
+    '<tool_call>{"name": "f"}</tool_call><tool_call>{"name": "f", "arguments": {}} junk</tool_call>',
+    '<tool_call>{"name": "f", "arguments": {"a": 1}}<tool_call>{"name": "f"}',
+)
 TABLE = {
     "qwen25": FormatSpec(
         "qwen25", ("<tool_call>", "</tool_call>", '"name"', '"arguments"', '"parameters"'),
-        render_call=_jsontag("\n"), block=lambda calls: "\n".join(calls)),
+        render_call=_jsontag("\n"), block=lambda calls: "\n".join(calls), extra_seeds=_JSONTAG_SEEDS),
     "hermes": FormatSpec(
         "hermes", ("<tool_call>", "</tool_call>", '"name"', '"arguments"', '"parameters"'),
-        render_call=_jsontag(""), block=lambda calls: "".join(calls)),
+        render_call=_jsontag(""), block=lambda calls: "".join(calls), extra_seeds=_JSONTAG_SEEDS),
     # Formats written in parallel branches; keyed by SGLang's parser names.
     # If the core registers them under other names, rename the keys.
     "deepseekv3": FormatSpec(
@@ -98,7 +105,8 @@ def spec(name: str) -> FormatSpec:
     """The table entry of a format, or the generic fallback."""
     if name in TABLE:
         s = TABLE[name]
-        return s if s.name == name else FormatSpec(name, s.markers, s.render_call, s.block, s.json_args, s.generic)
+        return s if s.name == name else FormatSpec(name, s.markers, s.render_call, s.block, s.json_args,
+                                                   s.generic, s.notes, s.extra_seeds)
     return FormatSpec(name, (), generic=True,
                       notes="no entry in tests/format_table.py: add markers and a renderer")
 
@@ -136,7 +144,12 @@ def seed_responses(name: str) -> List[str]:
     out.append(s.response("", [("unknown_tool", "{}")]))
     out.append(s.response("", [("f", '{"a": [1, 2}')]))
     out.append(s.calls_text([("f", '{"a": 1}')])[:-3])
-    return out
+    if s.json_args:
+        out.append(s.response("", [("f", "[NaN, Infinity, -Infinity, -0, 0.1, 1e22, 5e-324]")]))
+        out.append(s.response("", [("f", '{"n": 1%s}' % ("0" * 4100))], "after"))
+        out.append(s.response("", [("f", '{"s": "\\ud800\\udc00\\ud800x\\ud800\\n"}')]))
+    out.append(s.response("text" + " " * 5000, [("f", "{}")], "\n" * 5000 + "end"))
+    return out + list(s.extra_seeds)
 
 
 def expected_args(raw: str) -> str:
