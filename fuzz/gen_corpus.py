@@ -9,6 +9,7 @@ OUTDIR/toolparse.dict   markers of every format + JSON/markup tokens
 Formats and their markers come from tests/format_table.py, so a format that
 lands later is covered as soon as it is registered in the core (markers and
 well-formed seeds once it has a table entry)."""
+import hashlib
 import os
 import sys
 
@@ -42,19 +43,24 @@ def dict_escape(s: str) -> str:
 def main(outdir: str) -> None:
     seeds = os.path.join(outdir, "seeds")
     corpus = os.path.join(outdir, "corpus")
-    os.makedirs(seeds, exist_ok=True)
-    os.makedirs(corpus, exist_ok=True)
+    for d in (seeds, corpus):
+        os.makedirs(d, exist_ok=True)
+        for f in os.listdir(d):  # regenerated from scratch: stale seeds go
+            os.unlink(os.path.join(d, f))
     tokens = set()
     n = 0
     for fi, name in enumerate(formats()):
         tokens.update(markers(name))
         for k, text in enumerate(seed_responses(name) + GENERIC_SEEDS):
             data = text.encode("utf-8", "surrogatepass")
-            with open(os.path.join(seeds, "%s-%02d" % (name, k)), "wb") as f:
+            # named by content, so a kept working corpus never shadows a
+            # changed seed
+            with open(os.path.join(seeds, "%s-%s" % (name, hashlib.sha1(data).hexdigest()[:16])), "wb") as f:
                 f.write(data)
             for opts, ch in ((0, 0), (1, 9), (4, 3)):
-                with open(os.path.join(corpus, "%s-%02d-%d" % (name, k, opts)), "wb") as f:
-                    f.write(bytes([fi, opts, ch]) + data)
+                raw = bytes([fi, opts, ch]) + data
+                with open(os.path.join(corpus, "%s-%s" % (name, hashlib.sha1(raw).hexdigest()[:16])), "wb") as f:
+                    f.write(raw)
             n += 1
     with open(os.path.join(outdir, "toolparse.dict"), "w") as f:
         for t in sorted(tokens):
