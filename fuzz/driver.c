@@ -42,7 +42,7 @@ static void one_file(const char *path)
         LLVMFuzzerTestOneInput(buf + 3, (size_t)n);
         runs++;
     } else {
-        static const uint8_t opts[] = {0, 1, 3, 4, 5};
+        static const uint8_t opts[] = {0, 1, 3, 4, 5, 8, 12};
         static const uint8_t chunk[] = {0, 1, 2, 7, 63, 200};
         const char *const *names = tp_format_names();
         for (uint8_t fi = 0; names[fi]; fi++)

@@ -3,7 +3,7 @@
  *
  * Input layout: byte 0 picks the format (index into tp_format_names()),
  * byte 1 the options (declared tools or any name, forward_unknown, small
- * limits), byte 2 the chunking (0: byte by byte, else random cuts up to
+ * limits, declared parameter kinds for the schema-typed formats), byte 2 the chunking (0: byte by byte, else random cuts up to
  * 4 * (byte & 63) + 1 bytes seeded by the byte), the rest is model output.
  *
  * Checked on every input, for every format (not just survival):
@@ -13,7 +13,8 @@
  *  - the streamed result (merged) equals the one-shot result, error offsets
  *    included;
  *  - every call's argument deltas concatenate to valid JSON in canonical
- *    form (normalizing it again with a second tp_json reproduces it);
+ *    form (normalizing it again with a second tp_json reproduces it); a
+ *    raw value event (typed by the binding) counts as one JSON value;
  *  - on valid UTF-8 input cut at character boundaries (what the Python
  *    layer feeds), every event span is valid UTF-8 (surrogates allowed, as
  *    Python's "surrogatepass" decodes them), so the binding never fails to
@@ -130,7 +131,11 @@ static void check_args(const tp_buf *a, int32_t call)
 static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t total, int check_utf8)
 {
     const uint8_t *span = e->len ? out + e->start : (const uint8_t *)"";
-    if (check_utf8)
+    if (check_utf8 && e->type == TP_EV_RAW_VALUE) /* decoded as key, value */
+        CHECK(e->offset <= e->len && wtf8_valid(span, (size_t)e->offset) &&
+                  wtf8_valid(span + e->offset, e->len - (size_t)e->offset),
+              "raw value: key or value is not valid UTF-8");
+    else if (check_utf8)
         CHECK(wtf8_valid(span, e->len), "event type %d: span is not valid UTF-8", e->type);
     /* protocol */
     switch (e->type) {
@@ -148,6 +153,15 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
     case TP_EV_ARGS:
         CHECK(e->call == t->open && e->call >= 0, "args for %d while %d is open", e->call, t->open);
         must(tp_buf_append(&t->args, span, e->len) == 0);
+        break;
+    case TP_EV_RAW_VALUE:
+        /* a value the binding types with the schema rules and puts here in
+         * the argument stream as one JSON value: "null" stands in for it */
+        CHECK(e->call == t->open && e->call >= 0, "raw value for %d while %d is open", e->call,
+              t->open);
+        CHECK(e->offset <= e->len, "raw value key length %llu > span %zu",
+              (unsigned long long)e->offset, e->len);
+        must(tp_buf_append(&t->args, "null", 4) == 0);
         break;
     case TP_EV_CALL_END:
         CHECK(e->call == t->open && e->call >= 0, "end of %d while %d is open", e->call, t->open);
@@ -221,6 +235,11 @@ static uint32_t rng_next(rng *r)
 }
 
 static const char *const TOOLS[] = {"get_weather", "search", "f", "a_very_long_tool_name"};
+static const struct {
+    const char *name;
+    int kind;
+} PARAMS[] = {{"city", TP_PARAM_STRING}, {"s", TP_PARAM_STRING}, {"q", TP_PARAM_STRING},
+              {"n", TP_PARAM_OTHER}, {"a", TP_PARAM_OTHER}, {"unit", TP_PARAM_STRING}};
 
 /* Runs one stream. chunking: 0 = one shot, 1 = byte by byte, else random
  * cuts of 1..max_chunk bytes seeded by `seed`. */
@@ -243,8 +262,14 @@ static void run(trace *t, const tp_format *fmt, uint8_t opts, const uint8_t *s, 
         flags |= TP_FLAG_FORWARD_UNKNOWN;
     must(tp_parser_init(&p, fmt, &lim, flags) == 0);
     if (!(opts & 1))
-        for (size_t i = 0; i < sizeof(TOOLS) / sizeof(TOOLS[0]); i++)
-            must(tp_parser_add_tool(&p, (const uint8_t *)TOOLS[i], strlen(TOOLS[i])) >= 0);
+        for (size_t i = 0; i < sizeof(TOOLS) / sizeof(TOOLS[0]); i++) {
+            int id = tp_parser_add_tool(&p, (const uint8_t *)TOOLS[i], strlen(TOOLS[i]));
+            must(id >= 0);
+            if (opts & 8) /* parameter kinds, for the schema-typed formats */
+                for (size_t k = 0; k < sizeof(PARAMS) / sizeof(PARAMS[0]); k++)
+                    must(tp_parser_add_param(&p, id, (const uint8_t *)PARAMS[k].name,
+                                             strlen(PARAMS[k].name), PARAMS[k].kind) == 0);
+        }
     t->open = -1;
     t->next_index = 0;
     tp_buf_init(&t->args, 0);
@@ -282,7 +307,7 @@ static void compare(const trace *a, const trace *b)
     for (size_t i = 0; i < n; i++) {
         const rec *x = &a->r[i], *y = &b->r[i];
         CHECK(x->type == y->type && x->code == y->code && x->call == y->call &&
-                  (x->type != TP_EV_ERROR || x->offset == y->offset) &&
+                  ((x->type != TP_EV_ERROR && x->type != TP_EV_RAW_VALUE) || x->offset == y->offset) &&
                   x->data.len == y->data.len &&
                   (x->data.len == 0 || memcmp(x->data.data, y->data.data, x->data.len) == 0),
               "streamed differs from one-shot at event %zu: type %d/%d code %d/%d call %d/%d "

@@ -58,6 +58,20 @@ _DS_SEP = "<\uff5ctool\u2581sep\uff5c>"
 _DS_MARKERS = (_DS_CALLS_BEGIN, _DS_CALLS_END, _DS_CALL_BEGIN, _DS_CALL_END, _DS_SEP, "```json\n", "\n```")
 
 
+_GLM_MARKERS = ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>")
+
+
+def _glm(sep: str) -> Callable[[str, str], str]:
+    def render(name: str, args: str) -> str:
+        parts = ["<tool_call>", name, sep]
+        for k, v in json.loads(args).items():
+            text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+            parts += ["<arg_key>", k, "</arg_key>", sep, "<arg_value>", text, "</arg_value>", sep]
+        parts.append("</tool_call>")
+        return "".join(parts)
+    return render
+
+
 def _ds_block(calls: Sequence[str]) -> str:
     return _DS_CALLS_BEGIN + "".join(calls) + _DS_CALLS_END
 
@@ -85,14 +99,17 @@ TABLE = {
         "deepseekv31", _DS_MARKERS[:5],
         render_call=lambda n, a: "%s%s%s%s%s" % (_DS_CALL_BEGIN, n, _DS_SEP, a, _DS_CALL_END),
         block=_ds_block),
-    # GLM writes arguments as <arg_key>/<arg_value> pairs, not one JSON value:
-    # markers only (no renderer) until the format's semantics are settled.
+    # GLM writes arguments as <arg_key>/<arg_value> pairs typed by the tool's
+    # schema, not as one JSON value (json_args=False). The renderer writes
+    # strings raw and other values as JSON; with tool names only (no schema)
+    # a plain string stays a string and JSON text is decoded, so rendered
+    # arguments round-trip as long as their strings are plain text.
     "glm45": FormatSpec(
-        "glm45", ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
+        "glm45", _GLM_MARKERS + ("\\n",), render_call=_glm("\n"), block=lambda calls: "\n".join(calls),
         json_args=False),
+    "glm47": FormatSpec(
+        "glm47", _GLM_MARKERS, render_call=_glm(""), block=lambda calls: "".join(calls), json_args=False),
 }
-TABLE["glm"] = TABLE["glm45"]
-TABLE["glm47"] = TABLE["glm45"]
 
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
@@ -142,7 +159,8 @@ def seed_responses(name: str) -> List[str]:
     out.append(s.response("Two calls: ", [("get_weather", SAMPLE_ARGS[0]), ("search", SAMPLE_ARGS[2])]))
     # malformed variants keep the fuzzer near the error paths
     out.append(s.response("", [("unknown_tool", "{}")]))
-    out.append(s.response("", [("f", '{"a": [1, 2}')]))
+    if s.json_args:
+        out.append(s.response("", [("f", '{"a": [1, 2}')]))
     out.append(s.calls_text([("f", '{"a": 1}')])[:-3])
     if s.json_args:
         out.append(s.response("", [("f", "[NaN, Infinity, -Infinity, -0, 0.1, 1e22, 5e-324]")]))
