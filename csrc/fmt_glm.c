@@ -86,6 +86,8 @@ static const char HEX[] = "0123456789abcdef";
 static int esc_append(tp_buf *b, const uint8_t *s, size_t n)
 {
     size_t run = 0; /* start of the pending run of bytes copied verbatim */
+    if (n == 0)
+        return 0; /* s may be NULL (an empty buffer): no pointer arithmetic on it */
     for (size_t i = 0; i < n; i++) {
         uint8_t c = s[i];
         char e[6];

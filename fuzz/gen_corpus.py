@@ -6,6 +6,8 @@ OUTDIR/seeds/      plain model output per format (for driver.c)
 OUTDIR/corpus/     the same with the 3 header bytes libFuzzer inputs start
                    with (byte 0 = index of the format in tp_format_names())
 OUTDIR/toolparse.dict   markers of every format + JSON/markup tokens
+fuzz/regress/FORMAT--what   inputs that once failed (without the format
+                   byte), added to OUTDIR/corpus for the formats that exist
 Formats and their markers come from tests/format_table.py, so a format that
 lands later is covered as soon as it is registered in the core (markers and
 well-formed seeds once it has a table entry)."""
@@ -61,6 +63,18 @@ def main(outdir: str) -> None:
                 raw = bytes([fi, opts, ch]) + data
                 with open(os.path.join(corpus, "%s-%s" % (name, hashlib.sha1(raw).hexdigest()[:16])), "wb") as f:
                     f.write(raw)
+            n += 1
+    # regression inputs (fuzz/regress/FORMAT--what: option byte, chunking
+    # byte, text), the format byte resolved by name
+    regress = os.path.join(HERE, "regress")
+    names = formats()
+    for fn in sorted(os.listdir(regress)) if os.path.isdir(regress) else []:
+        fmt = fn.split("--")[0]
+        if fmt in names:
+            with open(os.path.join(regress, fn), "rb") as f:
+                raw = bytes([names.index(fmt)]) + f.read()
+            with open(os.path.join(corpus, "regress-" + fn), "wb") as f:
+                f.write(raw)
             n += 1
     with open(os.path.join(outdir, "toolparse.dict"), "w") as f:
         for t in sorted(tokens):

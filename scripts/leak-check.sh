@@ -24,6 +24,8 @@ gcc $CFLAGS -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 echo "== LeakSanitizer + ASan + UBSan over the seed corpus"
 ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
     "$OUT/driver_asan" "$OUT/seeds" "$@"
+ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+    "$OUT/driver_asan" --raw "$OUT/corpus"
 
 if [ "$VALGRIND" = 1 ]; then
     gcc $CFLAGS -O1 $SRC -lm -o "$OUT/driver_plain"
