@@ -58,6 +58,26 @@ _DS_SEP = "<\uff5ctool\u2581sep\uff5c>"
 _DS_MARKERS = (_DS_CALLS_BEGIN, _DS_CALLS_END, _DS_CALL_BEGIN, _DS_CALL_END, _DS_SEP, "```json\n", "\n```")
 
 
+_DSML = "\uff5cDSML\uff5c"
+_DSML_TAGS = {  # variant -> (block, invoke, parameter) tag names
+    "deepseekv32": ("function_calls", "invoke", "parameter"),
+    "deepseekv4": ("tool_calls", "invoke", "parameter"),
+    "deepseekv41": (" calls", " invoke", " parameter"),
+}
+
+
+def _dsml(fmt: str) -> FormatSpec:
+    block, invoke, param = _DSML_TAGS[fmt]
+    bot, eot = "<%s%s>" % (_DSML, block), "</%s%s>" % (_DSML, block)
+    inv, inv_end = "<%s%s" % (_DSML, invoke), "</%s%s>" % (_DSML, invoke)
+    par, par_end = "<%s%s" % (_DSML, param), "</%s%s>" % (_DSML, param)
+    # the JSON spelling of the arguments (one JSON value as the invoke's body)
+    return FormatSpec(
+        fmt, (bot, eot, inv, inv_end, par, par_end, ' name="', ' string="true">', ' string="false">'),
+        render_call=lambda n, a: '%s name="%s">\n%s\n%s' % (inv, n, a, inv_end),
+        block=lambda calls: bot + "\n" + "\n".join(calls) + "\n" + eot)
+
+
 _GLM_MARKERS = ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>")
 
 
@@ -89,8 +109,6 @@ TABLE = {
     "hermes": FormatSpec(
         "hermes", ("<tool_call>", "</tool_call>", '"name"', '"arguments"', '"parameters"'),
         render_call=_jsontag(""), block=lambda calls: "".join(calls), extra_seeds=_JSONTAG_SEEDS),
-    # Formats written in parallel branches; keyed by SGLang's parser names.
-    # If the core registers them under other names, rename the keys.
     "deepseekv3": FormatSpec(
         "deepseekv3", _DS_MARKERS + ("function",),
         render_call=lambda n, a: "%sfunction%s%s\n```json\n%s\n```%s" % (_DS_CALL_BEGIN, _DS_SEP, n, a, _DS_CALL_END),
@@ -107,6 +125,9 @@ TABLE = {
     "glm45": FormatSpec(
         "glm45", _GLM_MARKERS + ("\\n",), render_call=_glm("\n"), block=lambda calls: "\n".join(calls),
         json_args=False),
+    "deepseekv32": _dsml("deepseekv32"),
+    "deepseekv4": _dsml("deepseekv4"),
+    "deepseekv41": _dsml("deepseekv41"),
     "glm47": FormatSpec(
         "glm47", _GLM_MARKERS, render_call=_glm(""), block=lambda calls: "".join(calls), json_args=False),
 }

@@ -71,17 +71,18 @@ def check_defined(events):
 def test_nesting_200000_levels(fmt):
     pre, post = split_call(fmt)
     depth = 200_000
-    text = pre + "[" * depth + "]" * depth + post
+    head = '{"a": '  # arguments are an object in every format
+    text = pre + head + "[" * depth + "]" * depth + "}" + post
     limit = DEFAULT_LIMITS["max_depth"]
     for chunks in ([text], fixed(65536)(text)):
         ev = run(fmt, chunks, TOOLS)
         check_defined(ev)
         errors = [e for e in ev if isinstance(e, ParseError)]
         assert [(e.code, e.index) for e in errors] == [("json_depth", 0)]
-        # detected at the first bracket past the limit
-        assert errors[0].offset == nbytes(pre) + limit
+        # detected at the first bracket past the limit (the object is level 1)
+        assert errors[0].offset == nbytes(pre) + len(head) + limit - 1
         assert [type(e) for e in ev] == [CallStart, ArgsDelta, ParseError]
-        assert ev[1].delta == "[" * limit
+        assert ev[1].delta == head + "[" * (limit - 1)
         assert not any(isinstance(e, Text) for e in ev)
 
 

@@ -60,16 +60,21 @@ def feed_many(fmt: str, feeds: int, chunk: int = 3, samples: int = 10):
     return marks, calls
 
 
+def in_fresh_interpreter(expr: str):
+    """Evaluates `expr` (a call of this module) in a new interpreter: the
+    heap left by other tests would add allocator noise unrelated to the
+    parser."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = ("import sys; sys.path[:0] = [%r, %r]; from test_memory import *; print(repr(%s))"
+            % (here, os.path.dirname(here), expr))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    return ast.literal_eval(out.strip().splitlines()[-1])
+
+
 @sanitized
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_rss_stable_over_1m_feeds(fmt):
-    # in a fresh interpreter: the heap left by other tests would add
-    # allocator noise unrelated to the parser
-    here = os.path.dirname(os.path.abspath(__file__))
-    code = ("import sys; sys.path[:0] = [%r, %r]; import test_memory as t; "
-            "print(repr(t.feed_many(%r, 1000000)))" % (here, os.path.dirname(here), fmt))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    marks, calls = ast.literal_eval(out.strip().splitlines()[-1])
+    marks, calls = in_fresh_interpreter("feed_many(%r, 1000000)" % fmt)
     if spec(fmt).render_call is not None:
         assert calls > 10_000
     # after warm-up, RSS does not grow with the number of feeds
@@ -77,9 +82,9 @@ def test_rss_stable_over_1m_feeds(fmt):
     assert growth < 2 << 20, [m >> 10 for m in marks]
 
 
-@sanitized
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_parsers_created_and_freed_do_not_leak(fmt):
+def create_free(fmt: str):
+    """Creates, feeds and frees parsers in batches; returns the growth of
+    live traced Python blocks per batch and the RSS growth."""
     unit = stream_unit(fmt)
 
     def batch(k):
@@ -90,10 +95,10 @@ def test_parsers_created_and_freed_do_not_leak(fmt):
             p.finish()
 
     # A leak adds objects with every parser: count the live traced blocks.
-    # (Their total size is no good measure here: a table that CPython
-    # reallocates, like the interned-strings dict the compiler behind the
-    # GLM typing rules' ast.literal_eval touches, was allocated untraced and
-    # shows as growth when it is rebuilt.)
+    # (Their total size is no good measure: a table CPython reallocates,
+    # like the interned-strings dict the compiler behind the GLM typing
+    # rules' ast.literal_eval touches, was allocated untraced and shows as
+    # growth when it is rebuilt.)
     def blocks():
         gc.collect()
         return len(tracemalloc.take_snapshot().traces)
@@ -107,8 +112,15 @@ def test_parsers_created_and_freed_do_not_leak(fmt):
         batch(10000)
         growth.append(blocks() - before)
     tracemalloc.stop()
-    assert max(growth) < 100, growth                        # Python objects
-    assert rss() - base_rss < 2 << 20, rss() - base_rss    # C allocations
+    return growth, rss() - base_rss
+
+
+@sanitized
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_parsers_created_and_freed_do_not_leak(fmt):
+    growth, rss_growth = in_fresh_interpreter("create_free(%r)" % fmt)
+    assert max(growth) < 100, growth                  # Python objects
+    assert rss_growth < 2 << 20, rss_growth           # C allocations
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
