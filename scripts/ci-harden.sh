@@ -6,8 +6,9 @@
 #   2. coverage-guided fuzzing of every format, FUZZ_SECONDS (default 60),
 #      invariants checked on every input (scripts/fuzz.sh), then the corpus
 #      it reached is replayed under LeakSanitizer
-#   3. the test suite (SAN_TESTS, default: tests not marked slow) against an
-#      ASan+UBSan build of the extension (scripts/sanitize-tests.sh)
+#   3. tests (SAN_TESTS, default: hardening, golden and property tests of
+#      every format) against an ASan+UBSan build of the extension
+#      (scripts/sanitize-tests.sh)
 # FUZZ_PY_SECONDS>0 adds atheris over the Python API (scripts/fuzz-python.sh,
 # off by default: it needs the atheris wheel and builds the core once more).
 set -euo pipefail
@@ -41,5 +42,10 @@ if [ "${FUZZ_PY_SECONDS:-0}" -gt 0 ]; then
 fi
 
 echo "== 3. test suite under ASan+UBSan"
+# default: the hardening tests and every format's golden and property tests
+# (the serving/process tests add minutes under ASan and little coverage of
+# native code); SAN_TESTS="tests -q" runs the whole suite (about 5 min)
 # shellcheck disable=SC2086
-scripts/sanitize-tests.sh ${SAN_TESTS:-tests -q -p no:cacheprovider -m "not slow"}
+scripts/sanitize-tests.sh ${SAN_TESTS:-tests/test_adversarial.py tests/test_adversarial_adapter.py \
+    tests/test_memory.py tests/test_wellformed_property.py tests/test_json_normalizer.py \
+    tests/test_*golden.py tests/test_*prop*.py -q -p no:cacheprovider -m "not slow"}

@@ -17,6 +17,7 @@ SECS="${1:-60}"; [ $# -gt 0 ] && shift
 "$PY" -c "import atheris" 2>/dev/null || "$PY" -m pip install -q -r "$ROOT/requirements/fuzz.txt"
 mkdir -p "$DIR"
 for d in csrc sglang_toolparse tests fuzz; do
+    rm -rf "${DIR:?}/$d"   # files removed from the tree must not linger
     mkdir -p "$DIR/$d"
     cp -p "$ROOT/$d"/*.* "$DIR/$d/" 2>/dev/null || true
 done

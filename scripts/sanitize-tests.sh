@@ -18,6 +18,7 @@ PY="${PYTHON:-python}"
 mkdir -p "$SAN_DIR"
 # copy the sources (not build outputs); rsync keeps unchanged files' mtimes
 for d in csrc sglang_toolparse tests; do
+    rm -rf "${SAN_DIR:?}/$d"   # files removed from the tree must not linger
     mkdir -p "$SAN_DIR/$d"
     cp -p "$ROOT/$d"/*.* "$SAN_DIR/$d/" 2>/dev/null || true
 done
