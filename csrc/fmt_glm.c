@@ -114,7 +114,8 @@ static int esc_append(tp_buf *b, const uint8_t *s, size_t n)
                 e[5] = HEX[c & 0xF];
                 el = 6;
             }
-        } else if (c == 0xED && i + 2 < n && s[i + 1] >= 0xA0 && s[i + 1] <= 0xBF) {
+        } else if (c == 0xED && i + 2 < n && s[i + 1] >= 0xA0 && s[i + 1] <= 0xBF &&
+                   (s[i + 2] & 0xC0) == 0x80) {
             /* a lone surrogate (surrogatepass input): keep it escaped */
             uint32_t cp = 0xD000u | ((uint32_t)(s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3Fu);
             e[0] = '\\';

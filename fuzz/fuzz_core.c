@@ -3,7 +3,8 @@
  *
  * Input layout: byte 0 picks the format (index into tp_format_names()),
  * byte 1 the options (declared tools or any name, forward_unknown, small
- * limits, declared parameter kinds for the schema-typed formats), byte 2 the chunking (0: byte by byte, else random cuts up to
+ * limits, declared parameter kinds for the schema-typed formats), byte 2 the
+ * chunking (0: character by character, else random cuts up to
  * 4 * (byte & 63) + 1 bytes seeded by the byte), the rest is model output.
  *
  * Checked on every input, for every format (not just survival):
@@ -283,9 +284,13 @@ static void run(trace *t, const tp_format *fmt, uint8_t opts, const uint8_t *s, 
             k = 1 + rng_next(&r) % max_chunk;
         if (k > n - i)
             k = n - i;
-        if (utf8) /* cut at character boundaries, as the Python layer does */
-            while (i + k < n && !is_utf8_start(s[i + k]))
-                k++;
+        /* cut at character boundaries, as the Python layer does (for
+         * invalid UTF-8: never before a continuation byte). Splitting a
+         * character between feeds is outside the contract: the GLM writer
+         * escapes an encoded lone surrogate only when its three bytes
+         * arrive in one feed. */
+        while (i + k < n && !is_utf8_start(s[i + k]))
+            k++;
         must(tp_parser_feed(&p, s + i, k) == 0);
         i += k;
         collect(t, &p, n, utf8, k);
