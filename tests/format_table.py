@@ -71,11 +71,18 @@ def _dsml(fmt: str) -> FormatSpec:
     bot, eot = "<%s%s>" % (_DSML, block), "</%s%s>" % (_DSML, block)
     inv, inv_end = "<%s%s" % (_DSML, invoke), "</%s%s>" % (_DSML, invoke)
     par, par_end = "<%s%s" % (_DSML, param), "</%s%s>" % (_DSML, param)
-    # the JSON spelling of the arguments (one JSON value as the invoke's body)
+    # the renderer writes the JSON spelling of the arguments (one JSON value
+    # as the invoke's body); the seeds add the parameter-tag spelling
+    xml = (bot + "\n" + '%s name="get_weather">\n%s name="city" string="true">Paris, "FR" \\ x%s\n'
+           '%s name="n" string="false">[1, 2.5, {"a": null}]%s\n%s name="u" string="false">oops%s\n%s\n'
+           '%s name="f"/>\n%s\n'
+           % (inv, par, par_end, par, par_end, par, par_end, inv_end, inv, eot))
     return FormatSpec(
-        fmt, (bot, eot, inv, inv_end, par, par_end, ' name="', ' string="true">', ' string="false">'),
+        fmt, (bot, eot, inv, inv_end, par, par_end, ' name="', ' string="true">', ' string="false">', "/>"),
         render_call=lambda n, a: '%s name="%s">\n%s\n%s' % (inv, n, a, inv_end),
-        block=lambda calls: bot + "\n" + "\n".join(calls) + "\n" + eot)
+        block=lambda calls: bot + "\n" + "\n".join(calls) + "\n" + eot,
+        extra_seeds=("Before. " + xml + "after", xml[: len(xml) // 2],
+                     bot + '%s name="nope">%s name="x" string="true">1%s%s' % (inv, par, par_end, inv_end) + eot))
 
 
 _GLM_MARKERS = ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>")
