@@ -327,7 +327,7 @@ static void nonstr_done(tp_parser *p)
 {
     size_t a, b;
     py_strip(p->pending.data, p->pending.len, &a, &b);
-    const uint8_t *v = p->pending.data + a;
+    const uint8_t *v = p->pending.len ? p->pending.data + a : (const uint8_t *)""; /* data may be NULL */
     size_t n = b - a;
     size_t start = p->out.len;
     int ok = 0;
