@@ -143,7 +143,7 @@ class NativeDetectorMixin:
                 i = ev.index
                 try:
                     args: Any = json.loads(ev.arguments)
-                except ValueError:  # pragma: no cover - the core emits valid JSON
+                except (ValueError, RecursionError):  # valid JSON, but deeper than Python parses (max_depth > ~990)
                     args = ev.arguments
                 self.prev_tool_call_arr[i] = {"name": ev.name, "arguments": args}
                 self.incomplete_tool_call_indices.discard(i)
