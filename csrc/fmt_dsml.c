@@ -235,6 +235,15 @@ static int str_text(tp_parser *p, const uint8_t *s, size_t n)
     size_t k = 0;
     while (k < n && !r) {
         uint8_t c = s[k];
+        if (p->have_name && (c & 0xC0) != 0x80) {
+            /* invalid UTF-8: the held lead byte was no character start;
+             * pass the held bytes through one by one, then read c afresh */
+            for (size_t h = 0; h < p->key.len && !r; h++)
+                r = str_char(p, p->key.data + h, 1);
+            tp_buf_clear(&p->key);
+            p->have_name = 0;
+            continue;
+        }
         if (p->have_name) { /* continuing a split character */
             if (tp_buf_push(&p->key, c)) {
                 r = -1;
@@ -278,6 +287,11 @@ static int str_text(tp_parser *p, const uint8_t *s, size_t n)
             continue;
         }
         size_t len = utf8_len(c);
+        for (size_t q = 1; q < len && k + q < n; q++)
+            if ((s[k + q] & 0xC0) != 0x80) {
+                len = 1; /* invalid UTF-8: a lone byte, never with a control char */
+                break;
+            }
         if (k + len > n) {
             tp_buf_clear(&p->key);
             if (tp_buf_append(&p->key, s + k, n - k)) {

@@ -13,8 +13,7 @@
  *    open call or none; no call left open after finish();
  *  - the streamed result (merged) equals the one-shot result, error offsets
  *    included;
- *  - on UTF-8 input (what the binding feeds), every call's argument deltas
- *    concatenate to valid JSON in canonical form (normalizing it again with
+ *  - every call's argument deltas concatenate to valid JSON in canonical form (normalizing it again with
  *    a second tp_json reproduces it); a raw value event (typed by the
  *    binding) counts as one JSON value;
  *  - on valid UTF-8 input cut at character boundaries (what the Python
@@ -167,11 +166,9 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
         break;
     case TP_EV_CALL_END:
         CHECK(e->call == t->open && e->call >= 0, "end of %d while %d is open", e->call, t->open);
-        /* the core's JSON promise is for UTF-8 input (what the binding
-         * feeds): invalid bytes inside a DSML string value can let a
-         * control character through unescaped */
-        if (check_utf8)
-            check_args(&t->args, e->call);
+        /* valid JSON for any input bytes (invalid UTF-8 passes through
+         * string content as lone bytes, never with a control character) */
+        check_args(&t->args, e->call);
         t->open = -1;
         break;
     case TP_EV_ERROR:
