@@ -100,95 +100,20 @@ void tp_parser_free(tp_parser *p)
     tp_buf_free(&p->name);
     tp_buf_free(&p->key);
     tp_buf_free(&p->pending);
-    free(p->tools.names);
-    free(p->tools.off);
-    free(p->tools.slots);
-    memset(&p->tools, 0, sizeof(p->tools));
+    tp_strset_free(&p->tools);
     tp_params_free(p);
 }
 
-/* ---- tool set: open addressing over FNV-1a ---- */
-
-static uint32_t fnv1a(const uint8_t *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ s[i]) * 16777619u;
-    return h;
-}
+/* ---- tool set ---- */
 
 int tp_parser_find_tool(const tp_parser *p, const uint8_t *name, size_t len)
 {
-    const tp_toolset *t = &p->tools;
-    if (!t->nslots)
-        return -1;
-    uint32_t mask = t->nslots - 1;
-    for (uint32_t h = fnv1a(name, len) & mask;; h = (h + 1) & mask) {
-        uint32_t id = t->slots[h];
-        if (!id)
-            return -1;
-        id--;
-        size_t l = t->off[id + 1] - t->off[id];
-        if (l == len && memcmp(t->names + t->off[id], name, len) == 0)
-            return (int)id;
-    }
-}
-
-static int rehash(tp_toolset *t, uint32_t nslots)
-{
-    uint32_t *slots = calloc(nslots, sizeof(uint32_t));
-    if (!slots)
-        return -1;
-    for (uint32_t id = 0; id < t->n; id++) {
-        const uint8_t *s = t->names + t->off[id];
-        uint32_t h = fnv1a(s, t->off[id + 1] - t->off[id]) & (nslots - 1);
-        while (slots[h])
-            h = (h + 1) & (nslots - 1);
-        slots[h] = id + 1;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->nslots = nslots;
-    return 0;
+    return tp_strset_find(&p->tools, name, len, NULL, 0);
 }
 
 int tp_parser_add_tool(tp_parser *p, const uint8_t *name, size_t len)
 {
-    tp_toolset *t = &p->tools;
-    int found = tp_parser_find_tool(p, name, len);
-    if (found >= 0)
-        return found;
-    if (len > UINT32_MAX / 4 || t->names_len + len > UINT32_MAX / 2 || t->n >= (1u << 24))
-        return -1;
-    if (t->names_len + len > t->names_cap) {
-        size_t cap = (t->names_cap + len) * 2;
-        uint8_t *nn = realloc(t->names, cap ? cap : 1);
-        if (!nn)
-            return -1;
-        t->names = nn;
-        t->names_cap = cap;
-    }
-    if (t->n + 2 > t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 16;
-        uint32_t *off = realloc(t->off, cap * sizeof(uint32_t));
-        if (!off)
-            return -1;
-        t->off = off;
-        t->cap = cap;
-    }
-    if ((t->n + 1) * 2 > t->nslots && rehash(t, t->nslots ? t->nslots * 2 : 32))
-        return -1;
-    if (len)
-        memcpy(t->names + t->names_len, name, len);
-    t->off[t->n] = (uint32_t)t->names_len;
-    t->names_len += len;
-    t->off[t->n + 1] = (uint32_t)t->names_len;
-    uint32_t mask = t->nslots - 1;
-    uint32_t h = fnv1a(name, len) & mask;
-    while (t->slots[h])
-        h = (h + 1) & mask;
-    t->slots[h] = ++t->n;
-    return (int)(t->n - 1);
+    return tp_strset_add(&p->tools, name, len, NULL, 0);
 }
 
 /* ---- feeding ---- */

@@ -14,6 +14,7 @@
 #include "tp_buf.h"
 #include "tp_errors.h"
 #include "tp_json.h"
+#include "tp_strset.h"
 
 typedef enum {
     TP_EV_TEXT = 1,       /* span: plain text for the user */
@@ -63,19 +64,11 @@ typedef struct {
     void (*finish)(tp_parser *p);
 } tp_format;
 
-typedef struct {
-    uint8_t *names;   /* concatenated names */
-    uint32_t *off;    /* offset of name i; off[n] = end */
-    uint32_t *slots;  /* open addressing: tool id + 1, 0 = empty */
-    uint32_t n, cap, nslots;
-    size_t names_len, names_cap;
-} tp_toolset;
-
 struct tp_parser {
     const tp_format *fmt;
     tp_limits lim;
     uint32_t flags;
-    tp_toolset tools;
+    tp_strset tools;      /* tool names; id = declaration order */
 
     /* output batch */
     tp_event *ev;
@@ -108,7 +101,7 @@ struct tp_parser {
     tp_json ks; /* key / name scanner */
 
     /* schema-typed formats: parameter kinds (tp_parser_add_param) */
-    tp_toolset params;   /* keys: tool id (4 bytes) + parameter name */
+    tp_strset params;    /* keys: tool id (4 bytes) + parameter name */
     uint8_t *param_kind; /* by params id */
     int32_t tool_id;     /* declared tool of the open call, -1 if none */
 };
