@@ -311,6 +311,12 @@ static void hold_string(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
             hold(p, s, n, off);
             return;
         }
+        if (p->pending.len + i > p->pending.limit) {
+            /* the leading blank run alone overflows the hold: an error
+             * whether it arrived in pieces (held) or with what follows */
+            broken(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, off, i));
+            return;
+        }
         if (s[i] == '"' || s[i] == '\'' || s[i] == '\\') {
             p->vkind = VK_RAW; /* quoted or escaped: typed as a whole */
             hold(p, s, n, off);

@@ -335,3 +335,23 @@ def test_lone_surrogate_in_typed_value_stays_escaped():
     args = parse("glm47", text, TOOLS).calls[0].arguments
     assert args == '{"opts": {"a": "x\\ud800"}}'
     args.encode("utf-8")
+
+
+@pytest.mark.parametrize("fmt", ["glm45", "glm47"])
+def test_leading_blank_run_over_the_limit_is_chunk_invariant(fmt):
+    """A string value whose leading whitespace alone overflows max_buffer is a
+    buffer_limit error whether the blanks arrive in pieces (held while the
+    value's type is open) or in one chunk with what follows (found by the
+    fuzzer: one-shot streamed the value, char-by-char reported the error)."""
+    from support import run as run_events
+    from sglang_toolparse import ParseError
+
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}}}}}]
+    sep = "\n" if fmt == "glm45" else ""
+    text = ("<tool_call>get_weather" + sep + "<arg_key>city</arg_key>" + sep + "<arg_value>"
+            + "\n" * 100 + "!</arg_value>" + sep + "</tool_call>after")
+    one = run_events(fmt, [text], tools, max_buffer=64)
+    assert run_events(fmt, list(text), tools, max_buffer=64) == one
+    errors = [e for e in one if isinstance(e, ParseError)]
+    assert [e.code for e in errors] == ["buffer_limit"]
