@@ -292,12 +292,12 @@ static void commit_stream(tp_parser *p, const uint8_t *s, size_t n)
     p->vkind = VK_STREAM;
 }
 
-static int all_blank(const uint8_t *s, size_t n)
+static size_t first_nonblank(const uint8_t *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!tp_is_ws(s[i]))
-            return 0;
-    return 1;
+    size_t i = 0;
+    while (i < n && tp_is_ws(s[i]))
+        i++;
+    return i;
 }
 
 /* content bytes of a string-typed value while its fate is open */
@@ -331,14 +331,21 @@ static void hold_string(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
     /* glm45: held while the value may still be one JSON value */
     const uint8_t *bs = memchr(s, '\\', n);
     size_t lim = bs ? (size_t)(bs - s) : n;
-    int json_possible;
+    /* d: index of the byte that rules JSON out (lim: none does) */
+    size_t d;
     if (tp_json_done(&p->js)) {
-        json_possible = all_blank(s, lim);
+        d = first_nonblank(s, lim);
     } else {
         size_t k = tp_json_feed(&p->js, s, lim, NULL);
-        json_possible = !tp_json_failed(&p->js) && (k == lim || all_blank(s + k, lim - k));
+        d = tp_json_failed(&p->js) ? p->js.err_at : k + first_nonblank(s + k, lim - k);
     }
-    if (!json_possible) {
+    if (d < lim) {
+        if (p->pending.len + d > p->pending.limit) {
+            /* fed in pieces, the bytes before d would have been held and
+             * overflowed: the same error here, so chunking never matters */
+            broken(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, off, d));
+            return;
+        }
         commit_stream(p, s, n);
         return;
     }

@@ -355,3 +355,24 @@ def test_leading_blank_run_over_the_limit_is_chunk_invariant(fmt):
     assert run_events(fmt, list(text), tools, max_buffer=64) == one
     errors = [e for e in one if isinstance(e, ParseError)]
     assert [e.code for e in errors] == ["buffer_limit"]
+
+
+def test_glm45_value_held_as_possible_json_past_the_limit_is_chunk_invariant():
+    """GLM-4.5 holds a string value while it may still be one JSON value;
+    when the byte that rules JSON out comes after more than max_buffer held
+    bytes, that is a buffer_limit error whether or not those bytes were fed
+    in pieces (found by the fuzzer)."""
+    from support import run as run_events
+    from sglang_toolparse import ParseError
+
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}}}}}]
+    text = ("<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>"
+            + "[1.5, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22] x"
+            + "</arg_value>\n</tool_call>")
+    one = run_events("glm45", [text], tools, max_buffer=64)
+    assert run_events("glm45", list(text), tools, max_buffer=64) == one
+    assert [e.code for e in one if isinstance(e, ParseError)] == ["buffer_limit"]
+    # within the limit the same value streams as a string
+    small = run_events("glm45", list(text), tools)
+    assert not [e for e in small if isinstance(e, ParseError)]
