@@ -143,6 +143,23 @@ static void args_start(tp_parser *p)
     p->mode = E_JSON;
 }
 
+/* The name overflowed max_name while scanning with head_m; `match` is the
+ * marker that ended the scan, if any: it still counts, as it would had the
+ * name come in smaller chunks. */
+static void name_too_long(tp_parser *p, int match, uint64_t off)
+{
+    tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
+    if (match < 0) {
+        /* keep a partial marker: E_SKIP must see it complete */
+        tp_matcher_switch(p, &head_m, &block_m);
+        p->mode = E_SKIP;
+    } else if (match == C_SEP) {
+        skip_call(p);
+    } else {
+        interrupted(p, match, off);
+    }
+}
+
 static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
 {
     size_t i = 0;
@@ -179,18 +196,7 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
             int match, over = 0;
             i += scan_into(p, &head_m, s + i, n - i, &p->name, &match, &over);
             if (over) {
-                /* the marker that ended the scan (if any) still counts, as
-                 * it would had the name come in smaller chunks */
-                tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
-                if (match < 0) {
-                    /* keep a partial marker: E_SKIP must see it complete */
-                    tp_matcher_switch(p, &head_m, &block_m);
-                    p->mode = E_SKIP;
-                } else if (match == C_SEP) {
-                    skip_call(p);
-                } else {
-                    interrupted(p, match, p->base + i);
-                }
+                name_too_long(p, match, p->base + i);
                 break;
             }
             if (match == C_SEP) {
@@ -218,18 +224,7 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
             if (lim > i)
                 i += scan_into(p, &head_m, s + i, lim - i, &p->name, &match, &over);
             if (over) {
-                /* the marker that ended the scan (if any) still counts, as
-                 * it would had the name come in smaller chunks */
-                tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
-                if (match < 0) {
-                    /* keep a partial marker: E_SKIP must see it complete */
-                    tp_matcher_switch(p, &head_m, &block_m);
-                    p->mode = E_SKIP;
-                } else if (match == C_SEP) {
-                    skip_call(p);
-                } else {
-                    interrupted(p, match, p->base + i);
-                }
+                name_too_long(p, match, p->base + i);
                 break;
             }
             if (match >= 0) {
@@ -275,17 +270,16 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
             break;
         }
         case E_JSON: {
-            size_t start = p->out.len;
-            size_t k = tp_json_feed(&p->js, s + i, n - i, &p->out);
-            tp_ev_args_from(p, start);
-            if (tp_json_failed(&p->js)) {
+            size_t k;
+            int st = tp_call_json_args(p, s + i, n - i, &k);
+            if (st < 0) {
                 uint64_t at = p->base + i + p->js.err_at;
                 i += k;
                 fail(p, p->js.err, at);
                 break;
             }
             i += k;
-            if (tp_json_done(&p->js)) {
+            if (st > 0) {
                 tp_call_close(p);
                 p->after_call = 1;
                 p->mode = v31 ? E_TAIL : E_AFTER;

@@ -646,17 +646,16 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             }
             break;
         case D_JSON: {
-            size_t start = p->out.len;
-            size_t k = tp_json_feed(&p->js, s + i, n - i, &p->out);
-            tp_ev_args_from(p, start);
-            if (tp_json_failed(&p->js)) {
+            size_t k;
+            int st = tp_call_json_args(p, s + i, n - i, &k);
+            if (st < 0) {
                 uint64_t at = p->base + i + p->js.err_at;
                 i += k;
                 fail(p, p->js.err, at);
                 break;
             }
             i += k;
-            if (tp_json_done(&p->js)) {
+            if (st > 0) {
                 tp_call_close(p);
                 p->mode = D_AFTER_JSON;
                 p->trailing_reported = 0;

@@ -34,6 +34,16 @@ void tp_call_close(tp_parser *p)
     p->after_call = 1;
 }
 
+int tp_call_json_args(tp_parser *p, const uint8_t *s, size_t n, size_t *used)
+{
+    size_t start = p->out.len;
+    *used = tp_json_feed(&p->js, s, n, &p->out);
+    tp_ev_args_from(p, start);
+    if (tp_json_failed(&p->js))
+        return -1;
+    return tp_json_done(&p->js) ? 1 : 0;
+}
+
 void tp_call_unterminated(tp_parser *p)
 {
     p->node = 0;

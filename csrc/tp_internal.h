@@ -43,6 +43,11 @@ int tp_call_open(tp_parser *p, const uint8_t *name, size_t len, uint64_t offset)
 void tp_call_close(tp_parser *p);
 /* Reports an error for the current call (if any) and forgets it. */
 void tp_call_fail(tp_parser *p, int code, uint64_t offset);
+/* Streams the open call's argument JSON through p->js into argument events.
+ * *used: bytes consumed. Returns 1 when the value is complete, 0 when it
+ * needs more input, -1 when it is malformed (p->js.err; its offset is the
+ * stream offset of s plus p->js.err_at): the caller reports and skips. */
+int tp_call_json_args(tp_parser *p, const uint8_t *s, size_t n, size_t *used);
 /* End of stream inside a call: drops what it held, reports "unterminated". */
 void tp_call_unterminated(tp_parser *p);
 
