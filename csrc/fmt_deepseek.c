@@ -269,7 +269,7 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
             }
             break;
         }
-        case E_JSON: {
+        case E_JSON: { /* announce point: the arguments' first byte (in tp_call_json_args) */
             size_t k;
             int st = tp_call_json_args(p, s + i, n - i, &k);
             if (st < 0) {

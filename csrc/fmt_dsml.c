@@ -10,7 +10,16 @@
  *   </｜DSML｜function_calls>
  *
  * V4 names the block `tool_calls`; V4.1 uses ` calls`, ` invoke` and
- * ` parameter` (with a leading space).
+ * ` parameter` (with a leading space). Models write each other's spellings,
+ * so every DSML parser reads all of them (the block as `function_calls`,
+ * `tool_calls`, ` calls` or `calls`; invoke and parameter tags with or
+ * without the space): the three formats share one tag table.
+ *
+ * A call is announced (CallStart) when its body begins well-formed: at a
+ * complete parameter opening tag, at the `{` of a direct JSON body, or at
+ * the invoke's own end (`/>`, or its end tag when it has no parameters). An
+ * invoke whose body is malformed before that (an undecorated
+ * `<parameter ...>`, prose and no parameter) is reported and emits nothing.
  *
  * The invoke name is checked against the tools when its tag closes. A
  * string parameter streams as JSON string content while it is generated:
@@ -59,13 +68,21 @@ enum { K_INV_START, K_INV_END, K_EOT, K_PARAM_START, K_PARAM_END };
 /* value_m markers */
 enum { V_PARAM_END, V_INV_END, V_EOT };
 
+/* Every DSML parser reads every spelling of every tag (V3.2, V4 and V4.1
+ * models have been seen writing each other's): one tag table, shared. A
+ * matcher's pattern index maps to its tag kind (X_*, K_*, V_*). */
 typedef struct {
-    char bot[64], eot[64], inv_start[64], inv_end[64], par_start[64], par_end[64];
-    tp_matcher text_m, tag_m, value_m;
+    tp_matcher m;
+    uint8_t kind[TP_MARKER_MAX_PATS];
+} tagset;
+
+typedef struct {
+    tagset text, tag, value;
 } dsml_tags;
 
-enum { VAR_V32, VAR_V4, VAR_V41, NVAR };
-static dsml_tags TAGS[NVAR];
+static dsml_tags TAGS;
+
+static int kind_of(const tagset *t, int match) { return match < 0 ? -1 : t->kind[match]; }
 
 /* per-parser state kept in the generic fields:
  *   mode     D_* state
@@ -86,29 +103,56 @@ static dsml_tags TAGS[NVAR];
  *            starts (limit errors are reported there, so the offset does
  *            not depend on the chunking) */
 
-static int build(dsml_tags *t, const char *block, const char *invoke, const char *param)
+/* the spellings: block names, and the invoke / parameter tag names with and
+ * without V4.1's leading space */
+static const char *const BLOCKS[] = {"function_calls", "tool_calls", " calls", "calls"};
+static const char *const INVOKES[] = {"invoke", " invoke"};
+static const char *const PARAMS[] = {"parameter", " parameter"};
+#define NBLOCK 4
+#define NTAG 2
+
+/* tag kinds, one set for all matchers */
+enum { T_BOT, T_EOT, T_INV_START, T_INV_END, T_PAR_START, T_PAR_END, NKIND };
+static char SPELL[NKIND][NBLOCK][48];
+static uint8_t NSPELL[NKIND];
+
+static int tagset_build(tagset *t, const int *kinds, const int *as, int nk)
 {
-    /* every tag fits: the longest is 2 + 10 + 14 + 1 bytes */
-    snprintf(t->bot, sizeof t->bot, "<" DSML "%s>", block);
-    snprintf(t->eot, sizeof t->eot, "</" DSML "%s>", block);
-    snprintf(t->inv_start, sizeof t->inv_start, "<" DSML "%s", invoke);
-    snprintf(t->inv_end, sizeof t->inv_end, "</" DSML "%s>", invoke);
-    snprintf(t->par_start, sizeof t->par_start, "<" DSML "%s", param);
-    snprintf(t->par_end, sizeof t->par_end, "</" DSML "%s>", param);
-    const char *text_pats[] = {t->bot, t->inv_start, t->eot, t->inv_end, t->par_end};
-    const char *tag_pats[] = {t->inv_start, t->inv_end, t->eot, t->par_start, t->par_end};
-    const char *value_pats[] = {t->par_end, t->inv_end, t->eot};
-    if (tp_matcher_build(&t->text_m, text_pats, 5) || tp_matcher_build(&t->tag_m, tag_pats, 5))
-        return -1;
-    return tp_matcher_build(&t->value_m, value_pats, 3);
+    const char *pats[TP_MARKER_MAX_PATS];
+    int n = 0;
+    for (int k = 0; k < nk; k++)
+        for (int v = 0; v < NSPELL[kinds[k]]; v++) {
+            if (n == TP_MARKER_MAX_PATS)
+                return -1;
+            t->kind[n] = (uint8_t)as[k];
+            pats[n++] = SPELL[kinds[k]][v];
+        }
+    return tp_matcher_build(&t->m, pats, n);
 }
 
 int tp_fmt_dsml_init(void)
 {
-    if (build(&TAGS[VAR_V32], "function_calls", "invoke", "parameter") ||
-        build(&TAGS[VAR_V4], "tool_calls", "invoke", "parameter"))
+    for (int v = 0; v < NBLOCK; v++) {
+        snprintf(SPELL[T_BOT][v], 48, "<" DSML "%s>", BLOCKS[v]);
+        snprintf(SPELL[T_EOT][v], 48, "</" DSML "%s>", BLOCKS[v]);
+    }
+    for (int v = 0; v < NTAG; v++) {
+        snprintf(SPELL[T_INV_START][v], 48, "<" DSML "%s", INVOKES[v]);
+        snprintf(SPELL[T_INV_END][v], 48, "</" DSML "%s>", INVOKES[v]);
+        snprintf(SPELL[T_PAR_START][v], 48, "<" DSML "%s", PARAMS[v]);
+        snprintf(SPELL[T_PAR_END][v], 48, "</" DSML "%s>", PARAMS[v]);
+    }
+    NSPELL[T_BOT] = NSPELL[T_EOT] = NBLOCK;
+    NSPELL[T_INV_START] = NSPELL[T_INV_END] = NSPELL[T_PAR_START] = NSPELL[T_PAR_END] = NTAG;
+    static const int text_k[] = {T_BOT, T_INV_START, T_EOT, T_INV_END, T_PAR_END};
+    static const int text_a[] = {X_BOT, X_INV_START, X_EOT, X_INV_END, X_PARAM_END};
+    static const int tag_k[] = {T_INV_START, T_INV_END, T_EOT, T_PAR_START, T_PAR_END};
+    static const int tag_a[] = {K_INV_START, K_INV_END, K_EOT, K_PARAM_START, K_PARAM_END};
+    static const int value_k[] = {T_PAR_END, T_INV_END, T_EOT};
+    static const int value_a[] = {V_PARAM_END, V_INV_END, V_EOT};
+    if (tagset_build(&TAGS.text, text_k, text_a, 5) || tagset_build(&TAGS.tag, tag_k, tag_a, 5))
         return -1;
-    return build(&TAGS[VAR_V41], " calls", " invoke", " parameter");
+    return tagset_build(&TAGS.value, value_k, value_a, 3);
 }
 
 /* ---- JSON string content ---- */
@@ -411,6 +455,7 @@ static void finish_invoke(tp_parser *p, uint64_t off)
         p->after_call = 1;
         return;
     } else {
+        tp_call_announce(p); /* announce point: the invoke's own end tag */
         tp_ev_args(p, (const uint8_t *)"{}", 2);
     }
     tp_call_close(p);
@@ -428,6 +473,7 @@ static int open_invoke(tp_parser *p, uint64_t off)
 static void begin_value(tp_parser *p)
 {
     p->vkind = p->name.len == 4 && memcmp(p->name.data, "true", 4) == 0;
+    tp_call_announce(p); /* announce point: a complete parameter opening tag */
     size_t start = p->out.len;
     int r = tp_buf_append(&p->out, p->have_args ? ", \"" : "{\"", p->have_args ? 3 : 2);
     r = r || put_esc(&p->out, p->key.data, p->key.len);
@@ -483,7 +529,8 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
         switch (p->mode) {
         case D_TEXT: {
             int match;
-            i += tp_scan_text(p, &t->text_m, s + i, n - i, &match);
+            i += tp_scan_text(p, &t->text.m, s + i, n - i, &match);
+            match = kind_of(&t->text, match);
             if (match == X_BOT) {
                 tp_text_call_starts(p);
                 p->first = 1;
@@ -500,13 +547,15 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
         case D_AFTER_JSON: {
             int match, junk;
             size_t junk_at = 0;
-            size_t k = tp_scan_skip(p, &t->tag_m, s + i, n - i, &match, &junk, &junk_at);
+            size_t k = tp_scan_skip(p, &t->tag.m, s + i, n - i, &match, &junk, &junk_at);
+            size_t mlen = match >= 0 ? t->tag.m.patlen[match] : 0;
+            match = kind_of(&t->tag, match);
             if (p->mode == D_AFTER_JSON && !p->trailing_reported &&
                 (junk || match == K_PARAM_START || match == K_PARAM_END)) {
                 p->trailing_reported = 1;
                 /* the first dropped byte, or the start of the tag */
                 uint64_t at = junk ? p->base + i + junk_at
-                                   : p->base + i + k - t->tag_m.patlen[match];
+                                   : p->base + i + k - mlen;
                 tp_ev_error(p, TP_ERR_TRAILING, at, -1, NULL, 0);
             }
             i += k;
@@ -629,6 +678,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             }
             i++;
             if (open_invoke(p, p->base + i)) {
+                tp_call_announce(p); /* announce point: <invoke name="..."/> */
                 tp_ev_args(p, (const uint8_t *)"{}", 2);
                 tp_call_close(p);
             }
@@ -645,7 +695,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
                 p->node = 0;
             }
             break;
-        case D_JSON: {
+        case D_JSON: { /* announce point: the body's `{` (in tp_call_json_args) */
             size_t k;
             int st = tp_call_json_args(p, s + i, n - i, &k);
             if (st < 0) {
@@ -666,7 +716,8 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
         case D_PARAMS: {
             int match, junk;
             size_t junk_at;
-            i += tp_scan_skip(p, &t->tag_m, s + i, n - i, &match, &junk, &junk_at);
+            i += tp_scan_skip(p, &t->tag.m, s + i, n - i, &match, &junk, &junk_at);
+            match = kind_of(&t->tag, match);
             if (junk)
                 p->discard = 1; /* prose around parameters: ignored */
             switch (match) {
@@ -704,12 +755,13 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
              * same byte whatever the chunks, and skipping starts there. */
             size_t f = p->vkind ? 6 : 1;
             size_t room = (p->pending.limit - p->pending.len) / f;
-            size_t held_n = t->value_m.depth[p->node];
+            size_t held_n = t->value.m.depth[p->node];
             size_t cap = room > held_n ? room - held_n : 1;
-            tp_matcher_scan(&t->value_m, &p->node, s + i, n - i < cap ? n - i : cap, &r);
+            tp_matcher_scan(&t->value.m, &p->node, s + i, n - i < cap ? n - i : cap, &r);
+            r.match = kind_of(&t->value, r.match);
             if (r.held_text) {
                 size_t hl;
-                const uint8_t *held = tp_matcher_path(&t->value_m, old, &hl);
+                const uint8_t *held = tp_matcher_path(&t->value.m, old, &hl);
                 over = value_text(p, held, r.held_text);
             }
             if (!over)
@@ -717,7 +769,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             i += r.consumed;
             if (over) {
                 tp_call_fail(p, TP_ERR_BUFFER_LIMIT, p->call_off); /* the value's start */
-                tp_matcher_switch(p, &t->value_m, &t->tag_m);
+                tp_matcher_switch(p, &t->value.m, &t->tag.m);
                 p->mode = D_SKIP;
                 tp_buf_clear(&p->pending);
                 tp_buf_shrink(&p->pending, 0);
@@ -748,7 +800,7 @@ static void dsml_finish(tp_parser *p, const dsml_tags *t)
 {
     switch (p->mode) {
     case D_TEXT:
-        tp_release_held(p, &t->text_m);
+        tp_release_held(p, &t->text.m);
         break;
     case D_BLOCK:
     case D_SKIP:
@@ -766,9 +818,9 @@ static void dsml_finish(tp_parser *p, const dsml_tags *t)
 #define VARIANT(var, fname)                                                   \
     static void var##_feed(tp_parser *p, const uint8_t *s, size_t n)          \
     {                                                                         \
-        dsml_feed(p, &TAGS[VAR_##var], s, n);                                 \
+        dsml_feed(p, &TAGS, s, n);                                          \
     }                                                                         \
-    static void var##_finish(tp_parser *p) { dsml_finish(p, &TAGS[VAR_##var]); } \
+    static void var##_finish(tp_parser *p) { dsml_finish(p, &TAGS); }          \
     const tp_format tp_fmt_##fname = {#fname, var##_feed, var##_finish};
 
 VARIANT(V32, deepseekv32)

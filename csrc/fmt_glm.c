@@ -183,6 +183,7 @@ static void broken(tp_parser *p, int code, uint64_t off)
 static void end_call(tp_parser *p)
 {
     if (!p->discard) {
+        tp_call_announce(p); /* announce point: the end of a call without arguments */
         args_lit(p, p->first ? "{}" : "}");
         tp_call_close(p);
     } else {
@@ -253,6 +254,7 @@ static void value_open(tp_parser *p)
         memmove(p->key.data, p->key.data + a, p->key.len - a);
         p->key.len -= a;
     }
+    tp_call_announce(p); /* announce point: <arg_key>K</arg_key><arg_value> */
     args_lit(p, p->first ? "{\"" : ", \"");
     p->first = 0;
     args_esc(p, p->key.data, p->key.len);

@@ -6,14 +6,25 @@
  * events, or into a bounded pending buffer while the name is still unknown
  * (arguments written before the name). Other keys are validated and
  * dropped. Whitespace around the object is optional, so both the Qwen
- * ("<tool_call>\n{...}\n</tool_call>") and Hermes spellings are read. */
+ * ("<tool_call>\n{...}\n</tool_call>") and Hermes spellings are read.
+ *
+ * A <tool_call> starts a call only if the next non-whitespace byte is `{`:
+ * the tag and the whitespace after it are held until that byte, and
+ * released as prose when it is anything else ("use the <tool_call> tag").
+ * A </tool_call> that follows such a prose tag (before the next call) is
+ * prose as well; other stray end tags are markup and dropped. At the end
+ * of the stream a held tag is a cut-off call ("unterminated").
+ * The call is announced (CallStart) at the first byte of its arguments
+ * value once the name is known, or at the object's closing `}` when it has
+ * no arguments; a call that breaks before that is reported and leaves no
+ * event behind. */
 #include <string.h>
 
 #include "tp_internal.h"
 
 enum {
     M_TEXT,      /* prose; looking for <tool_call> */
-    M_OPEN,      /* after <tool_call>: whitespace, then '{' */
+    M_OPEN,      /* after <tool_call>: whitespace, then '{' (else prose) */
     M_KEY_OR_END,
     M_KEY,
     M_COLON,
@@ -37,9 +48,10 @@ int tp_fmt_jsontag_init(void)
     return tp_matcher_build(&end_m, end_pats, 2);
 }
 
+/* a <tool_call> tag: held (with the whitespace after it, in pending) until
+ * the next byte shows whether it opens a call object */
 static void start_call(tp_parser *p, uint64_t off)
 {
-    tp_text_call_starts(p);
     p->mode = M_OPEN;
     p->call_off = off;
     p->discard = 0;
@@ -75,7 +87,8 @@ static void name_done(tp_parser *p, uint64_t off)
         tp_buf_clear(&p->pending);
         return;
     }
-    if (p->pending.len) {
+    if (p->pending.len) { /* the arguments came first, and were well-formed */
+        tp_call_announce(p);
         tp_ev_args(p, p->pending.data, p->pending.len);
         tp_buf_clear(&p->pending);
         tp_buf_shrink(&p->pending, 0);
@@ -90,8 +103,10 @@ static void object_done(tp_parser *p, uint64_t off)
         return;
     }
     if (!p->discard) {
-        if (!p->have_args)
+        if (!p->have_args) {
+            tp_call_announce(p); /* {"name": ...}: a call without arguments */
             tp_ev_args(p, (const uint8_t *)"{}", 2);
+        }
         tp_call_close(p);
     } else {
         p->after_call = 1;
@@ -111,16 +126,29 @@ static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
             i += tp_scan_text(p, &text_m, s + i, n - i, &match);
             if (match == 0)
                 start_call(p, p->base + i - TAG_LEN);
+            else if (match == 1 && p->fstate) /* closes a tag that was prose */
+                tp_text(p, (const uint8_t *)"</tool_call>", TAG_LEN + 1);
             break;
         }
         case M_OPEN:
-            if (tp_is_ws(s[i])) {
+            if (tp_is_ws(s[i]) && p->pending.len < TP_WS_HOLD_MAX) {
+                if (tp_buf_push(&p->pending, s[i]))
+                    p->oom = 1;
                 i++;
             } else if (s[i] == '{') {
+                tp_text_call_starts(p); /* whitespace before the tag: formatting */
+                tp_buf_clear(&p->pending);
+                p->fstate = 0;
                 p->mode = M_KEY_OR_END;
                 i++;
             } else {
-                broken(p, TP_ERR_JSON_SYNTAX, off);
+                /* not a call: the tag and what followed it are prose */
+                tp_text(p, (const uint8_t *)"<tool_call>", TAG_LEN);
+                tp_text(p, p->pending.data, p->pending.len);
+                tp_buf_clear(&p->pending);
+                p->mode = M_TEXT;
+                p->node = 0;
+                p->fstate = 1; /* a </tool_call> after it is prose too */
             }
             break;
         case M_KEY_OR_END:
@@ -184,16 +212,26 @@ static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
             }
             break;
         case M_VALUE: {
+            if (p->vkind == VK_ARGS && p->have_name && !p->discard) {
+                size_t k;
+                int st = tp_call_json_args(p, s + i, n - i, &k);
+                if (st < 0) {
+                    broken(p, p->js.err, p->base + i + p->js.err_at);
+                    i += k;
+                    break;
+                }
+                i += k;
+                if (st > 0)
+                    p->mode = M_AFTER;
+                break;
+            }
             tp_json *j = p->vkind == VK_NAME ? &p->ks : &p->js;
             tp_buf *dst = NULL;
-            size_t start = p->out.len;
             if (p->vkind == VK_NAME)
                 dst = &p->name;
             else if (p->vkind == VK_ARGS && !p->discard)
-                dst = p->have_name ? &p->out : &p->pending;
+                dst = &p->pending; /* arguments before the name */
             size_t k = tp_json_feed(j, s + i, n - i, dst);
-            if (dst == &p->out)
-                tp_ev_args_from(p, start);
             if (tp_json_failed(j)) {
                 int code = j->err;
                 if (code == TP_ERR_BUFFER_LIMIT && dst == &p->name)
@@ -254,6 +292,11 @@ static void jsontag_finish(tp_parser *p)
     case M_END_TAG:
     case M_SKIP:
         p->node = 0; /* a partial end tag: markup, not prose */
+        break;
+    case M_OPEN: /* <tool_call> and then the end: a call cut off */
+        tp_text_call_starts(p);
+        tp_buf_clear(&p->pending);
+        tp_call_unterminated(p);
         break;
     default: /* end of stream inside the call object */
         tp_call_unterminated(p);

@@ -1,8 +1,23 @@
-/* Call lifecycle shared by every format: name validation, indices, errors. */
+/* Call lifecycle shared by every format: name validation, announcement,
+ * indices, errors.
+ *
+ * A call goes through two steps. tp_call_open() validates the name (declared
+ * tool, call limit) and reserves the call; nothing is emitted yet. The
+ * format calls tp_call_announce() at the first byte or tag that commits the
+ * call's body to a well-formed start (the `{` of JSON arguments, a complete
+ * parameter opening tag, the call's own closing tag for a call without
+ * arguments); only then is the call given its index and a CallStart. A call
+ * that fails before that point is reported with no index and leaves no trace
+ * in the event stream, so clients never see a name without a body, and the
+ * indices of announced calls stay contiguous (0, 1, 2, ...), as OpenAI's
+ * `tool_calls[].index` must be. */
+#include <string.h>
+
 #include "tp_internal.h"
 
 int tp_call_open(tp_parser *p, const uint8_t *name, size_t len, uint64_t offset)
 {
+    p->held = 0;
     if (len == 0) {
         tp_ev_error(p, TP_ERR_BAD_NAME, offset, -1, NULL, 0);
         return 0;
@@ -16,31 +31,88 @@ int tp_call_open(tp_parser *p, const uint8_t *name, size_t len, uint64_t offset)
         tp_ev_error(p, TP_ERR_CALL_LIMIT, offset, -1, name, len);
         return 0;
     }
-    p->cur = p->ncalls++;
-    size_t start = p->out.len;
-    if (tp_buf_append(&p->out, name, len)) {
-        p->oom = 1;
+    tp_buf_clear(&p->callname);
+    if (tp_buf_append(&p->callname, name, len)) {
+        /* names are bounded by max_name before they get here */
+        tp_ev_error(p, TP_ERR_BAD_NAME, offset, -1, NULL, 0);
         return 0;
     }
-    tp_ev_mark(p, TP_EV_CALL_START, p->cur, start);
+    p->cur = -1;
+    p->held = 1;
     return 1;
+}
+
+void tp_call_announce(tp_parser *p)
+{
+    if (!p->held)
+        return;
+    p->held = 0;
+    p->cur = p->ncalls++;
+    size_t start = p->out.len;
+    if (tp_buf_append(&p->out, p->callname.data, p->callname.len)) {
+        p->oom = 1;
+        return;
+    }
+    tp_ev_mark(p, TP_EV_CALL_START, p->cur, start);
 }
 
 void tp_call_close(tp_parser *p)
 {
+    tp_call_announce(p); /* a call closed by its own end tag is well-formed */
     if (p->cur >= 0)
         tp_ev_mark(p, TP_EV_CALL_END, p->cur, p->out.len);
     p->cur = -1;
     p->after_call = 1;
 }
 
+/* Announces the held call after the scanner wrote out[start:] (its first
+ * argument bytes): the CallStart goes before them in the event order (its
+ * name span lies after them in the output buffer, which events allow). */
+static void announce_before(tp_parser *p, size_t start)
+{
+    size_t x = p->out.len;
+    tp_call_announce(p);
+    if (p->oom || x == start)
+        return;
+    tp_ev_mark(p, TP_EV_ARGS, p->cur, start);
+    if (!p->oom)
+        p->ev[p->nev - 1].len = x - start;
+}
+
 int tp_call_json_args(tp_parser *p, const uint8_t *s, size_t n, size_t *used)
 {
+    size_t done = 0;
+    /* Held call: the value is fed a byte at a time until it writes its first
+     * output byte (the `{`, `[` or `"` that opens it, or a whole number or
+     * literal), which announces the call; a byte the scanner rejects before
+     * that drops the call unannounced. Decided at one byte, so the result
+     * does not depend on the chunking. */
+    while (p->held && done < n) {
+        size_t start = p->out.len;
+        size_t k = tp_json_feed(&p->js, s + done, 1, &p->out);
+        if (tp_json_failed(&p->js)) {
+            p->out.len = start;
+            p->js.err_at += done;
+            *used = done + k;
+            return -1;
+        }
+        done += k;
+        if (p->out.len > start)
+            announce_before(p, start);
+        else if (k == 0)
+            break;
+    }
+    if (p->held || tp_json_done(&p->js)) {
+        *used = done;
+        return tp_json_done(&p->js) ? 1 : 0;
+    }
     size_t start = p->out.len;
-    *used = tp_json_feed(&p->js, s, n, &p->out);
+    *used = done + tp_json_feed(&p->js, s + done, n - done, &p->out);
     tp_ev_args_from(p, start);
-    if (tp_json_failed(&p->js))
+    if (tp_json_failed(&p->js)) {
+        p->js.err_at += done;
         return -1;
+    }
     return tp_json_done(&p->js) ? 1 : 0;
 }
 
@@ -54,6 +126,9 @@ void tp_call_unterminated(tp_parser *p)
 
 void tp_call_fail(tp_parser *p, int code, uint64_t offset)
 {
+    /* a call failing before its announcement is reported without an index:
+     * no event ever named it */
     tp_ev_error(p, code, offset, p->cur, NULL, 0);
     p->cur = -1;
+    p->held = 0;
 }

@@ -37,14 +37,25 @@ void tp_release_held(tp_parser *p, const tp_matcher *m);
 void tp_matcher_switch(tp_parser *p, const tp_matcher *from, const tp_matcher *to);
 
 /* --- call layer (tp_calls.c) --- */
-/* Validates and opens a call. Returns 1 if opened, 0 if the call is to be
- * discarded (an error was reported). */
+/* Validates the name and reserves a call. Returns 1 if reserved (the call is
+ * held: nothing is emitted yet), 0 if it is to be discarded (an error was
+ * reported). */
 int tp_call_open(tp_parser *p, const uint8_t *name, size_t len, uint64_t offset);
+/* Announces the held call: gives it the next index and emits its CallStart.
+ * Formats call it at the first byte or tag that commits the call's body to
+ * a well-formed start (the `{` of JSON arguments, a complete parameter
+ * opening tag, the call's own closing tag when it has no arguments), before
+ * writing any argument byte. Idempotent: a no-op when no call is held.
+ * tp_call_json_args and tp_call_close announce by themselves. */
+void tp_call_announce(tp_parser *p);
+/* Announces a still-held call, then ends the open call. */
 void tp_call_close(tp_parser *p);
-/* Reports an error for the current call (if any) and forgets it. */
+/* Reports an error for the current call (if any; with no index if it was not
+ * announced) and forgets it. */
 void tp_call_fail(tp_parser *p, int code, uint64_t offset);
-/* Streams the open call's argument JSON through p->js into argument events.
- * *used: bytes consumed. Returns 1 when the value is complete, 0 when it
+/* Streams the open call's argument JSON through p->js into argument events,
+ * announcing a held call at the value's first output byte (a value that is
+ * rejected before that leaves the call unannounced). *used: bytes consumed. Returns 1 when the value is complete, 0 when it
  * needs more input, -1 when it is malformed (p->js.err; its offset is the
  * stream offset of s plus p->js.err_at): the caller reports and skips. */
 int tp_call_json_args(tp_parser *p, const uint8_t *s, size_t n, size_t *used);

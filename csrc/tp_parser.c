@@ -86,6 +86,7 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
     tp_buf_init(&p->ws, TP_WS_HOLD_MAX);
     tp_buf_init(&p->name, p->lim.max_name);
     tp_buf_init(&p->key, p->lim.max_name);
+    tp_buf_init(&p->callname, p->lim.max_name);
     tp_buf_init(&p->pending, p->lim.max_buffer);
     return 0;
 }
@@ -99,6 +100,7 @@ void tp_parser_free(tp_parser *p)
     tp_buf_free(&p->ws);
     tp_buf_free(&p->name);
     tp_buf_free(&p->key);
+    tp_buf_free(&p->callname);
     tp_buf_free(&p->pending);
     tp_strset_free(&p->tools);
     tp_params_free(p);

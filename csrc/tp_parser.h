@@ -85,8 +85,10 @@ struct tp_parser {
     tp_buf ws;          /* held whitespace run */
 
     /* call layer */
-    int32_t ncalls; /* indices handed out */
-    int32_t cur;    /* open call index, -1 if none */
+    int32_t ncalls; /* indices handed out (to announced calls only) */
+    int32_t cur;    /* announced open call's index, -1 if none */
+    uint8_t held;   /* a call is open (tp_call_open) but not yet announced */
+    tp_buf callname; /* its name, held until tp_call_announce */
     uint8_t mode;   /* format state */
     uint8_t vkind;  /* what the value being scanned is */
     uint8_t discard;

@@ -232,8 +232,9 @@ def test_name_is_sent_when_complete_and_string_value_streams():
     p = StreamParser("glm47", TOOLS)
     assert p.feed("<tool_call>get_wea") == []
     assert p.feed("ther<arg_k") == []  # "<arg_k" may still be part of the name
-    assert p.feed("ey>") == [CallStart(0, "get_weather")]
-    assert p.feed("city</arg_key><arg_value>Pa") == [ArgsDelta(0, '{"city": "Pa')]
+    assert p.feed("ey>") == []  # the name is validated, held until a parameter opens
+    assert p.feed("city</arg_key><arg_value") == []
+    assert p.feed(">Pa") == [CallStart(0, "get_weather"), ArgsDelta(0, '{"city": "Pa')]
     assert p.feed("ri") == [ArgsDelta(0, "ri")]
     assert p.feed("s</arg_val") == [ArgsDelta(0, "s")]
     assert p.feed("ue><arg_key>days</arg_key><arg_value>1") == [ArgsDelta(0, '", "days": ')]
@@ -241,10 +242,11 @@ def test_name_is_sent_when_complete_and_string_value_streams():
     assert p.feed("</tool_call>") == [ArgsDelta(0, "}"), CallEnd(0, "get_weather", '{"city": "Paris", "days": 12}')]
 
 
-def test_glm45_name_sent_at_line_break():
+def test_glm45_name_sent_when_the_call_closes():
     p = StreamParser("glm45", TOOLS)
     assert p.feed("<tool_call>noop") == []
-    assert p.feed("\n") == [CallStart(0, "noop")]
+    assert p.feed("\n") == []  # a zero-argument call is announced at its own end tag
+    assert p.feed("</tool_call>") == [CallStart(0, "noop"), ArgsDelta(0, "{}"), CallEnd(0, "noop", "{}")]
 
 
 @pytest.mark.parametrize("fmt", ["glm45", "glm47"])
