@@ -131,9 +131,10 @@ static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
             break;
         }
         case M_OPEN:
-            if (tp_is_ws(s[i]) && p->pending.len < TP_WS_HOLD_MAX) {
-                if (tp_buf_push(&p->pending, s[i]))
-                    p->oom = 1;
+            /* the whitespace is held up to TP_WS_HOLD_MAX (and max_buffer)
+             * bytes; a longer run makes the tag prose */
+            if (tp_is_ws(s[i]) && p->pending.len < TP_WS_HOLD_MAX &&
+                tp_buf_push(&p->pending, s[i]) == 0) {
                 i++;
             } else if (s[i] == '{') {
                 tp_text_call_starts(p); /* whitespace before the tag: formatting */

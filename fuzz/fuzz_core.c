@@ -11,6 +11,9 @@
  *  - the event protocol: call indices 0, 1, ... in order; at most one call
  *    open; ArgsDelta / CallEnd only for the open call; an error names the
  *    open call or none; no call left open after finish();
+ *  - a call is announced only once its body has begun: a CallStart is
+ *    followed directly by argument bytes (or a raw value) of that call, so
+ *    no call is ever named and then dropped with nothing written;
  *  - the streamed result (merged) equals the one-shot result, error offsets
  *    included;
  *  - every call's argument deltas concatenate to valid JSON in canonical form (normalizing it again with
@@ -53,6 +56,7 @@ typedef struct {
     size_t n, cap;
     /* protocol state */
     int32_t open, next_index;
+    int32_t fresh; /* call just announced, no argument event yet (-1: none) */
     tp_buf args; /* arguments of the open call */
 } trace;
 
@@ -139,6 +143,11 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
     else if (check_utf8)
         CHECK(wtf8_valid(span, e->len), "event type %d: span is not valid UTF-8", e->type);
     /* protocol */
+    if (t->fresh >= 0) {
+        CHECK((e->type == TP_EV_ARGS || e->type == TP_EV_RAW_VALUE) && e->call == t->fresh,
+              "call %d announced before its body began (next event type %d)", t->fresh, e->type);
+        t->fresh = -1;
+    }
     switch (e->type) {
     case TP_EV_TEXT:
         CHECK(e->len > 0, "empty text event");
@@ -148,6 +157,7 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
         CHECK(e->call == t->next_index, "call index %d, expected %d", e->call, t->next_index);
         CHECK(e->len > 0, "empty tool name");
         t->open = e->call;
+        t->fresh = e->call;
         t->next_index++;
         tp_buf_clear(&t->args);
         break;
@@ -274,6 +284,7 @@ static void run(trace *t, const tp_format *fmt, uint8_t opts, const uint8_t *s, 
                                              strlen(PARAMS[k].name), PARAMS[k].kind) == 0);
         }
     t->open = -1;
+    t->fresh = -1;
     t->next_index = 0;
     tp_buf_init(&t->args, 0);
     rng r = {seed * 2654435761u + 1};
@@ -300,6 +311,7 @@ static void run(trace *t, const tp_format *fmt, uint8_t opts, const uint8_t *s, 
     must(tp_parser_finish(&p) == 0);
     collect(t, &p, n, utf8, 0);
     CHECK(t->open < 0, "call %d left open after finish()", t->open);
+    CHECK(t->fresh < 0, "call %d announced with nothing after it", t->fresh);
     /* feeding after finish is a no-op */
     must(tp_parser_feed(&p, (const uint8_t *)"x", 1) == 0);
     size_t nev;

@@ -160,7 +160,18 @@ class NativeDetectorMixin:
 
     # -- SGLang detector interface ----------------------------------------
     def has_tool_call(self, text: str) -> bool:
-        return any(m in text for m in self._tp_markers)
+        """True when `text` holds markup this parser reads as a tool call,
+        well-formed or not (the serving layer then takes the parsed message
+        instead of the raw text). A marker that starts no call ("use the
+        <tool_call> tag") is prose: False. Decided by the core itself, with
+        every tool name accepted, so it agrees with what parsing does."""
+        if not any(m in text for m in self._tp_markers):
+            return False
+        p = StreamParser(self._tp_format, None)
+        events = p.feed(text) + p.finish()
+        if any(type(ev) is not Text for ev in events):
+            return True
+        return "".join(ev.text for ev in events) != text
 
     def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
         p = self._new_parser(tools)
@@ -254,9 +265,9 @@ class DeepSeekV31NativeDetector(NativeDetectorMixin, DeepSeekV31Detector):
 
 
 def _dsml_markers(cls: Any) -> Tuple[str, ...]:
-    """The block and invoke start tags, from SGLang's own tag names."""
-    dsml = cls.dsml_token
-    return ("<%s%s>" % (dsml, cls.tool_calls_block_name), "<%s%s" % (dsml, cls.invoke_tag_name))
+    """What every DSML tag starts with (every DSML parser reads every
+    block and tag spelling), from SGLang's own token."""
+    return ("<" + cls.dsml_token,)
 
 
 class DeepSeekV32NativeDetector(NativeDetectorMixin, DeepSeekV32Detector):

@@ -82,7 +82,14 @@ def _dsml(fmt: str) -> FormatSpec:
         render_call=lambda n, a: '%s name="%s">\n%s\n%s' % (inv, n, a, inv_end),
         block=lambda calls: bot + "\n" + "\n".join(calls) + "\n" + eot,
         extra_seeds=("Before. " + xml + "after", xml[: len(xml) // 2],
-                     bot + '%s name="nope">%s name="x" string="true">1%s%s' % (inv, par, par_end, inv_end) + eot))
+                     bot + '%s name="nope">%s name="x" string="true">1%s%s' % (inv, par, par_end, inv_end) + eot,
+                     # another variant's spelling (read by every DSML parser), and a
+                     # parameter written without the DSML prefix (never announced)
+                     xml.replace(block, _DSML_TAGS[_OTHER_DSML[fmt]][0]).replace(invoke, _DSML_TAGS[_OTHER_DSML[fmt]][1]),
+                     bot + '%s name="f">\n<parameter name="on">true</%sparameter>\n%s' % (inv, _DSML, inv_end) + eot))
+
+
+_OTHER_DSML = {"deepseekv32": "deepseekv41", "deepseekv4": "deepseekv32", "deepseekv41": "deepseekv4"}
 
 
 _GLM_MARKERS = ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>")
@@ -108,6 +115,7 @@ _JSONTAG_SEEDS = (
     '<tool_call>{"parameters": {}, "extra": [1, "x"], "name": "search"}</tool_call> tail',
     '<tool_call>{"name": "f"}</tool_call><tool_call>{"name": "f", "arguments": {}} junk</tool_call>',
     '<tool_call>{"name": "f", "arguments": {"a": 1}}<tool_call>{"name": "f"}',
+    'Use the <tool_call> tag, then </tool_call>. <tool_call>\n{"name": "f", "arguments": oops}</tool_call>',
 )
 TABLE = {
     "qwen25": FormatSpec(
