@@ -155,10 +155,14 @@ static void args_esc(tp_parser *p, const uint8_t *s, size_t n)
 
 /* ---- call lifecycle ---- */
 
+/* A <tool_call> tag. Until its name shows whether it opens a call, every
+ * byte after it is kept raw in `pending`; the whitespace before it stays
+ * held by the text layer. */
 static void start_call(tp_parser *p, uint64_t off)
 {
-    tp_text_call_starts(p);
     p->mode = M_NAME;
+    p->have_name = 0; /* a blank followed the name's first bytes */
+    p->have_args = 0; /* ... and then more of it: the tag was prose */
     p->node = 0;
     p->call_off = off;
     p->discard = 0;
@@ -210,9 +214,17 @@ static void name_done(tp_parser *p, int match, uint64_t off)
 {
     size_t a;
     strip(&p->name, &a);
+    if (p->name.len == a && (match == 2 || match == 3)) { /* blank line before the name */
+        const char *nl = match == 2 ? "\n" : "\\n";
+        if (tp_buf_append(&p->pending, nl, strlen(nl)))
+            broken(p, TP_ERR_BAD_NAME, off - strlen(nl));
+        return;
+    }
+    /* the tag opened a call (well-formed or not) */
+    tp_text_call_starts(p);
+    tp_buf_clear(&p->pending);
+    p->trailing_reported = 0;
     if (p->name.len == a) {
-        if (match == 2 || match == 3) /* blank line before the name */
-            return;
         if (match == 1) { /* <tool_call></tool_call> */
             tp_ev_error(p, TP_ERR_BAD_NAME, off, -1, NULL, 0);
             p->mode = M_TEXT;
@@ -432,17 +444,48 @@ static size_t scan(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n
     return r.consumed;
 }
 
+/* Name bytes (fed at most a byte plus a released partial marker at a time).
+ * A name is one word: a blank inside it followed by more text means the
+ * <tool_call> was prose ("use the <tool_call> tag like this"); have_args
+ * records that decision for the caller, which releases the tag as text. */
 static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
-    if (p->name.len == 0) { /* leading blanks */
-        while (n && is_blank(*s)) {
-            s++;
-            n--;
-            off++;
+    if (tp_buf_append(&p->pending, s, n)) {
+        broken(p, TP_ERR_BAD_NAME, limit_at(&p->pending, off, n));
+        return;
+    }
+    for (size_t k = 0; k < n && !p->have_args; k++) {
+        uint8_t c = s[k];
+        if (is_blank(c)) {
+            if (p->name.len == 0)
+                continue; /* leading blanks */
+            p->have_name = 1;
+        } else if (p->have_name) {
+            p->have_args = 1;
+            return;
+        }
+        if (tp_buf_push(&p->name, c)) {
+            broken(p, TP_ERR_BAD_NAME, off + k);
+            return;
         }
     }
-    if (n && tp_buf_append(&p->name, s, n))
-        broken(p, TP_ERR_BAD_NAME, limit_at(&p->name, off, n));
+}
+
+/* The <tool_call> tag turned out to be prose: it and the bytes after it are
+ * text, and a partial marker held at this point is scanned as text would. */
+static void prose_tag(tp_parser *p)
+{
+    size_t hl;
+    const uint8_t *held = tp_matcher_path(&name_m, p->node, &hl);
+    int match;
+    p->node = 0;
+    tp_text(p, (const uint8_t *)"<tool_call>", TAG_LEN);
+    tp_text(p, p->pending.data, p->pending.len);
+    tp_buf_clear(&p->pending);
+    p->mode = M_TEXT;
+    p->trailing_reported = 1; /* a </tool_call> after it is prose too */
+    if (hl)
+        tp_scan_text(p, &text_m, held, hl, &match);
 }
 
 static void key_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
@@ -462,10 +505,18 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
             i += tp_scan_text(p, &text_m, s + i, n - i, &match);
             if (match == 0)
                 start_call(p, p->base + i - TAG_LEN);
+            else if (match == 1 && p->trailing_reported) /* closes a prose tag */
+                tp_text(p, (const uint8_t *)"</tool_call>", TAG_LEN + 1);
             break;
         case M_NAME:
-            i += scan(p, &name_m, s + i, n - i, &match, name_bytes, off);
-            if (match >= 0 && p->mode == M_NAME)
+            /* a byte at a time (names are short): the byte that shows the
+             * tag is prose must not be scanned past */
+            i += scan(p, &name_m, s + i, 1, &match, name_bytes, off);
+            if (p->mode != M_NAME)
+                break;
+            if (p->have_args)
+                prose_tag(p);
+            else if (match >= 0)
                 name_done(p, match, p->base + i);
             break;
         case M_BETWEEN:
@@ -528,6 +579,10 @@ static void glm_finish(tp_parser *p)
         break;
     case M_SKIP:
         p->node = 0; /* a partial end tag: markup, not prose */
+        break;
+    case M_NAME: /* <tool_call> and a name cut off: a call */
+        tp_text_call_starts(p);
+        tp_call_unterminated(p);
         break;
     default: /* end of stream inside a call */
         tp_call_unterminated(p);

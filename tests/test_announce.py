@@ -317,6 +317,20 @@ GLM = {
         "<tool_call>ping\n</tool_call>",
         ("", [(0, "ping")], [(0, "ping", {})], []),
     ),
+    # issue 9.2: a name is one word; a blank inside it followed by more text
+    # means the <tool_call> was prose
+    "marker_in_prose": (
+        "Use the <tool_call> tag like this.\nThen wrap the JSON object.",
+        ("Use the <tool_call> tag like this.\nThen wrap the JSON object.", [], [], []),
+    ),
+    "marker_pair_in_prose_then_call": (
+        "Wrap as <tool_call>\n name args </tool_call>, like:\n<tool_call>ping\n</tool_call>",
+        ("Wrap as <tool_call>\n name args </tool_call>, like:", [(0, "ping")], [(0, "ping", {})], []),
+    ),
+    "one_word_then_end_of_stream": (
+        "A <tool_call>tag",
+        ("A", [], [], [("unterminated", None)]),
+    ),
     "missing_end_tag_tolerated": (
         "<tool_call>set_mode\n<tool_call>lookup\n<arg_key>id</arg_key>\n<arg_value>7</arg_value>\n</tool_call>",
         ("", [(0, "set_mode"), (1, "lookup")], [(0, "set_mode", {}), (1, "lookup", {"id": 7})], []),
@@ -389,3 +403,24 @@ def test_streaming_announces_oneshot_calls_plus_only_begun_ones(fmt, data):
         if isinstance(ev, CallStart):
             nxt = streamed[i + 1]
             assert isinstance(nxt, ArgsDelta) and nxt.index == ev.index
+
+
+# ---- has_tool_call agrees with parsing (issue 9.2) ------------------------------
+
+
+@pytest.mark.parametrize("cls,text,expected", [
+    ("Qwen25NativeDetector", "Use the <tool_call> tag like this. Then wrap the JSON object.", False),
+    ("Qwen25NativeDetector", "<tool_call>\n", True),  # a call cut off
+    ("Qwen25NativeDetector", '<tool_call>\n{"name": "x", "arguments": bad}\n</tool_call>', True),  # malformed call
+    ("HermesNativeDetector", "Wrap it in <tool_call>...</tool_call>.", False),
+    ("Glm47NativeDetector", "Use the <tool_call> tag like this.", False),
+    ("Glm45NativeDetector", "<tool_call>ping\n</tool_call>", True),
+    ("DeepSeekV4NativeDetector", '<\uff5cDSML\uff5cfunction_calls><\uff5cDSML\uff5cinvoke name="p"/>'
+                                 '</\uff5cDSML\uff5cfunction_calls>', True),
+    ("DeepSeekV32NativeDetector", "no markup", False),
+])
+def test_has_tool_call_agrees_with_parsing(cls, text, expected):
+    pytest.importorskip("sglang")
+    from sglang_toolparse import sglang_adapter
+
+    assert getattr(sglang_adapter, cls)().has_tool_call(text) is expected

@@ -111,7 +111,7 @@ def test_begun_then_cut_off_is_streamed_incomplete(parser):
     assert finish == "stop"
 
 
-@pytest.mark.parametrize("parser", ["qwen25_native", "hermes_native"])
+@pytest.mark.parametrize("parser", ["qwen25_native", "hermes_native", "glm45_native", "glm47_native"])
 def test_marker_in_prose_is_content(parser):
     text = "Use the <tool_call> tag like this. Then wrap the JSON object."
     assert _stream(parser, text) == (text, [], "stop")
