@@ -101,7 +101,9 @@ def special_aware(fmt, text, seed=0):
 @pytest.mark.parametrize("fmt", ds.ALL_FORMATS)
 def test_markers_match_sglang(fmt):
     d = BUILTIN[fmt]()
-    assert d.bot_token in NATIVE[fmt]._tp_markers
+    # has_tool_call's quick check finds SGLang's start token (DSML: the tag prefix
+    # shared by every spelling, which every DSML parser reads)
+    assert any(m in d.bot_token for m in NATIVE[fmt]._tp_markers)
     assert d.eot_token in ds.markers(fmt)
     if fmt in ds.DSML_FORMATS:
         t = ds.Tags(fmt)
