@@ -373,6 +373,20 @@ FRAGMENTS = {
         '<%s parameter name="n" string="false">[1]' % D, "</%sparameter>" % D,
         '<parameter name="on">true</parameter>', "{\"id\": 2}", "text", "\n",
     ],
+    "hermes": [
+        '<tool_call>{"name": "lookup", "arguments": {"id": 1}}</tool_call>',
+        '<tool_call>{"arguments": {"id": 2}, "name": "lookup"}</tool_call>',
+        '<tool_call>{"name": "set_mode", "arguments": "x}</tool_call>',
+        "<tool_call> not a call", "</tool_call>", "Ok.", "\n", "{",
+    ],
+    "deepseekv3": [
+        CB, CE, B + "function" + SEP + 'lookup\n```json\n{"id": 1}\n```' + E,
+        B + "function" + SEP + "set_mode\n~~~" + E, B + "function" + SEP + "ping\n```json\n{", "```", "Hi.", "\n",
+    ],
+    "glm45": [
+        "<tool_call>", "</tool_call>", "lookup\n", "ping\n", "two words ", "<arg_key>id</arg_key>\n",
+        "<arg_value>5</arg_value>\n", "<arg_value>", "</arg_value>", "hello", "\n",
+    ],
     "glm47": [
         "<tool_call>", "</tool_call>", "lookup", "ping", "set_mode", "<arg_key>id</arg_key>",
         "<arg_value>5</arg_value>", "<arg_value>", "</arg_value>", "hello", "\n",
