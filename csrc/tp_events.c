@@ -94,6 +94,21 @@ void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
     e->len = dlen;
 }
 
+void tp_ev_call_id(tp_parser *p, const uint8_t *id, size_t n)
+{
+    if (n == 0 || p->nev == 0)
+        return;
+    tp_event *e = &p->ev[p->nev - 1];
+    if (e->type != TP_EV_CALL_START || e->call != p->cur || e->start + e->len != p->out.len)
+        return;
+    if (tp_buf_append(&p->out, id, n)) {
+        p->oom = 1;
+        return;
+    }
+    e->offset = e->len;
+    e->len += n;
+}
+
 /* ---- text layer ----
  * A whitespace run directly before a call, or between a call's end and the
  * end of the stream, is template formatting and is dropped; whitespace

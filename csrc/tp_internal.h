@@ -12,6 +12,10 @@ void tp_ev_args_from(tp_parser *p, size_t start);
 void tp_ev_args(tp_parser *p, const uint8_t *s, size_t n);
 /* An unmerged event whose span is out[start:] (may be empty). */
 void tp_ev_mark(tp_parser *p, int type, int32_t call, size_t start);
+/* Attaches a call id to the CALL_START event just emitted for the open
+ * call: the id bytes follow the name in the event's span and the event's
+ * offset is the name's length (0: no id). No-op for an empty id. */
+void tp_ev_call_id(tp_parser *p, const uint8_t *id, size_t n);
 void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
                  const uint8_t *detail, size_t dlen);
 
@@ -68,5 +72,7 @@ extern const tp_format tp_fmt_deepseekv32;
 extern const tp_format tp_fmt_deepseekv4;
 extern const tp_format tp_fmt_deepseekv41;
 int tp_fmt_dsml_init(void);
+extern const tp_format tp_fmt_kimi_k2;
+int tp_fmt_kimi_init(void);
 
 #endif

@@ -18,7 +18,9 @@
 
 typedef enum {
     TP_EV_TEXT = 1,       /* span: plain text for the user */
-    TP_EV_CALL_START = 2, /* call: index; span: tool name */
+    TP_EV_CALL_START = 2, /* call: index; span: tool name, then the call id the
+                           * model wrote (formats with ids: kimi_k2); offset:
+                           * length of the name, 0 when there is no id */
     TP_EV_ARGS = 3,       /* call: index; span: next bytes of the JSON arguments */
     TP_EV_CALL_END = 4,   /* call: index; arguments are complete */
     TP_EV_ERROR = 5,      /* code, offset, call (or -1); span: detail text */

@@ -1,6 +1,7 @@
 """Standalone Python API. Imports neither SGLang, torch nor pydantic."""
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from sglang_toolparse import _core
@@ -12,6 +13,8 @@ FORMAT_ALIASES = {
     "qwen3": "qwen25",
     "glm": "glm45",
     "glm4": "glm45",
+    "kimi": "kimi_k2",
+    "kimi_k2_5": "kimi_k2",
 }
 
 # Formats whose argument values are typed by the tools' JSON schemas.
@@ -63,7 +66,37 @@ def tool_schemas(tools: Optional[Iterable[Any]]) -> Optional[List[Tuple[str, Any
     return [(_tool_name(t), _tool_schema(t)) for t in tools]
 
 
+def _properties(tools: Optional[Iterable[Any]]) -> Optional[Dict[str, List[str]]]:
+    """kimi_k2: each tool's property names, as JSON string content (how the
+    core writes argument keys), to name a call whose id is a bare counter."""
+    if not tools:
+        return None
+    out: Dict[str, List[str]] = {}
+    for name, schema in tool_schemas(tools) or ():
+        out[name] = [json.dumps(k, ensure_ascii=False)[1:-1] for k in _property_names(schema)]
+    return out
+
+
+def _property_names(schema: Any, depth: int = 0) -> List[str]:
+    """Top-level property names of a parameters schema; without any, those of
+    its anyOf / oneOf / allOf branches (as SGLang reads them)."""
+    if not isinstance(schema, dict) or depth > 32:
+        return []
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        return [k for k in props if isinstance(k, str)]
+    names: List[str] = []
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        branches = schema.get(keyword)
+        if isinstance(branches, list):
+            for branch in branches:
+                names += [k for k in _property_names(branch, depth + 1) if k not in names]
+    return names
+
+
 def _schema_options(fmt: str, tools: Optional[Iterable[Any]]) -> Dict[str, Any]:
+    if fmt == "kimi_k2":
+        return {"properties": _properties(tools)}
     if fmt not in SCHEMA_TYPED_FORMATS:
         return {}
     from sglang_toolparse.glm_types import GlmConverter
@@ -95,6 +128,7 @@ class ToolCall(NamedTuple):
     index: int
     name: str
     arguments: str  # JSON text
+    id: Optional[str] = None  # the call id the model wrote (kimi_k2), else None
 
 
 class ParseResult(NamedTuple):
@@ -112,7 +146,7 @@ def collect(events: Iterable[_core.Event]) -> ParseResult:
         if isinstance(ev, Text):
             text.append(ev.text)
         elif isinstance(ev, CallEnd):
-            calls.append(ToolCall(ev.index, ev.name, ev.arguments))
+            calls.append(ToolCall(ev.index, ev.name, ev.arguments, ev.id))
         elif isinstance(ev, ParseError):
             errors.append(ev)
     return ParseResult("".join(text), calls, errors)
