@@ -14,7 +14,6 @@ FORMAT_ALIASES = {
     "glm": "glm45",
     "glm4": "glm45",
     "kimi": "kimi_k2",
-    "kimi_k2_5": "kimi_k2",
 }
 
 # Formats whose argument values are typed by the tools' JSON schemas.
