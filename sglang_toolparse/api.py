@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from sglang_toolparse import _core
 from sglang_toolparse._core import CallEnd, ParseError, Text
@@ -65,14 +65,17 @@ def tool_schemas(tools: Optional[Iterable[Any]]) -> Optional[List[Tuple[str, Any
     return [(_tool_name(t), _tool_schema(t)) for t in tools]
 
 
-def _properties(tools: Optional[Iterable[Any]]) -> Optional[Dict[str, List[str]]]:
+def _properties(tools: Optional[Sequence[Any]]) -> Optional[Dict[str, List[str]]]:
     """kimi_k2: each tool's property names, as JSON string content (how the
     core writes argument keys), to name a call whose id is a bare counter."""
     if not tools:
         return None
     out: Dict[str, List[str]] = {}
+    if len(tools) < 2:  # with one tool (or none) a bare counter needs no names
+        return out
     for name, schema in tool_schemas(tools) or ():
-        out[name] = [json.dumps(k, ensure_ascii=False)[1:-1] for k in _property_names(schema)]
+        out[name] = [k if k.isprintable() and '"' not in k and "\\" not in k
+                     else json.dumps(k, ensure_ascii=False)[1:-1] for k in _property_names(schema)]
     return out
 
 
