@@ -163,7 +163,7 @@ CALLS = [("search", '{"q": "hello world", "n": [1, 2]}')]
 
 
 @both("SGLang streams a partial <|tool_call_end|> at the end of a chunk as argument text "
-      "(speculative decoding / --stream-interval bursts): the arguments are corrupted")
+      "(a stream not cut at token boundaries, e.g. re-chunked by a proxy): the arguments are corrupted")
 def test_partial_end_token_not_streamed_as_arguments(impl):
     cut = RESPONSE.index(CE) + 5
     assert stream(impl, [RESPONSE[:cut], RESPONSE[cut:]]) == ("Checking.", CALLS)
