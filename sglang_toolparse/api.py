@@ -67,15 +67,17 @@ def tool_schemas(tools: Optional[Iterable[Any]]) -> Optional[List[Tuple[str, Any
 
 def _properties(tools: Optional[Sequence[Any]]) -> Optional[Dict[str, List[str]]]:
     """kimi_k2: each tool's property names, as JSON string content (how the
-    core writes argument keys), to name a call whose id is a bare counter."""
-    if not tools:
+    core writes argument keys), to name a call whose id is a bare counter.
+    Only needed with two or more tools (one tool names every call)."""
+    if not tools or len(tools) < 2:
         return None
     out: Dict[str, List[str]] = {}
-    if len(tools) < 2:  # with one tool (or none) a bare counter needs no names
-        return out
-    for name, schema in tool_schemas(tools) or ():
-        out[name] = [k if k.isprintable() and '"' not in k and "\\" not in k
-                     else json.dumps(k, ensure_ascii=False)[1:-1] for k in _property_names(schema)]
+    for tool in tools:
+        keys = _property_names(_tool_schema(tool))
+        joined = "".join(keys)
+        if not (joined.isprintable() and '"' not in joined and "\\" not in joined):
+            keys = [json.dumps(k, ensure_ascii=False)[1:-1] for k in keys]
+        out[_tool_name(tool)] = keys
     return out
 
 
