@@ -248,6 +248,8 @@ cdef class StreamParser:
                 if tid < 0:
                     raise MemoryError()
                 if properties:  # kimi_k2: names a bare-counter call by its keys
+                    if not isinstance(properties, dict):
+                        raise TypeError("properties must map tool names to property names")
                     for pname in properties.get(name, ()):
                         pb = (<str?>pname).encode("utf-8", "surrogatepass")
                         if tp_parser_add_param(&self.p, tid, <const uint8_t *>pb, len(pb),

@@ -213,3 +213,14 @@ def test_limits_bound_held_buffers():
         r = ks.summary_ids(ev)
         assert r[1:] == ([("noop", "{}", "functions.noop:1")], ["buffer_limit"])
         assert [e.offset for e in ev if hasattr(e, "code")] == [len((B + CB + "0" + A).encode())]
+
+
+def test_properties_misuse_is_a_clear_error():
+    from sglang_toolparse import _core
+
+    with pytest.raises(TypeError):
+        _core.StreamParser(ks.FMT, ["a", "b"], properties=[("a", ["x"])])
+    with pytest.raises(TypeError):
+        _core.StreamParser(ks.FMT, ["a", "b"], properties={"a": [1]})
+    p = _core.StreamParser(ks.FMT, ["a", "b"], properties={"b": ["x"], "zzz": ["y"]})
+    assert [e.name for e in p.feed(B + call("0", '{"x": 1}') + E) + p.finish() if isinstance(e, CallEnd)] == ["b"]
