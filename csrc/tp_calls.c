@@ -32,6 +32,7 @@ int tp_call_open(tp_parser *p, const uint8_t *name, size_t len, uint64_t offset)
         return 0;
     }
     tp_buf_clear(&p->callname);
+    tp_buf_clear(&p->callid);
     if (tp_buf_append(&p->callname, name, len)) {
         /* names are bounded by max_name before they get here */
         tp_ev_error(p, TP_ERR_BAD_NAME, offset, -1, NULL, 0);
@@ -49,11 +50,20 @@ void tp_call_announce(tp_parser *p)
     p->held = 0;
     p->cur = p->ncalls++;
     size_t start = p->out.len;
-    if (tp_buf_append(&p->out, p->callname.data, p->callname.len)) {
+    if (tp_buf_append(&p->out, p->callname.data, p->callname.len) ||
+        tp_buf_append(&p->out, p->callid.data, p->callid.len)) {
         p->oom = 1;
         return;
     }
     tp_ev_mark(p, TP_EV_CALL_START, p->cur, start);
+    if (!p->oom && p->callid.len) /* the id follows the name in the span */
+        p->ev[p->nev - 1].offset = p->callname.len;
+}
+
+int tp_call_set_id(tp_parser *p, const uint8_t *id, size_t n)
+{
+    tp_buf_clear(&p->callid);
+    return n && tp_buf_append(&p->callid, id, n) ? -1 : 0;
 }
 
 void tp_call_close(tp_parser *p)

@@ -48,6 +48,10 @@ int tp_call_open(tp_parser *p, const uint8_t *name, size_t len, uint64_t offset)
  * writing any argument byte. Idempotent: a no-op when no call is held.
  * tp_call_json_args and tp_call_close announce by themselves. */
 void tp_call_announce(tp_parser *p);
+/* Sets the id the model wrote for the held call (formats with ids: kimi_k2);
+ * its CallStart then carries it after the name (event offset = name length).
+ * Returns 0, or -1 when the id is longer than max_name. */
+int tp_call_set_id(tp_parser *p, const uint8_t *id, size_t n);
 /* Announces a still-held call, then ends the open call. */
 void tp_call_close(tp_parser *p);
 /* Reports an error for the current call (if any; with no index if it was not
@@ -79,5 +83,7 @@ extern const tp_format tp_fmt_deepseekv32;
 extern const tp_format tp_fmt_deepseekv4;
 extern const tp_format tp_fmt_deepseekv41;
 int tp_fmt_dsml_init(void);
+extern const tp_format tp_fmt_kimi_k2;
+int tp_fmt_kimi_init(void);
 
 #endif

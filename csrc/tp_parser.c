@@ -14,6 +14,7 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_deepseekv32,
     &tp_fmt_deepseekv4,
     &tp_fmt_deepseekv41,
+    &tp_fmt_kimi_k2,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];
@@ -25,7 +26,8 @@ int tp_global_init(void)
         return 0;
     if (tp_fmt_jsontag_init())
         return -1;
-    if (tp_fmt_glm_init() || tp_fmt_deepseek_init() || tp_fmt_dsml_init())
+    if (tp_fmt_glm_init() || tp_fmt_deepseek_init() || tp_fmt_dsml_init() ||
+        tp_fmt_kimi_init())
         return -1;
     for (size_t i = 0; i < NFORMATS; i++)
         FORMAT_NAMES[i] = FORMATS[i]->name;
@@ -87,6 +89,7 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
     tp_buf_init(&p->name, p->lim.max_name);
     tp_buf_init(&p->key, p->lim.max_name);
     tp_buf_init(&p->callname, p->lim.max_name);
+    tp_buf_init(&p->callid, p->lim.max_name);
     tp_buf_init(&p->pending, p->lim.max_buffer);
     return 0;
 }
@@ -101,6 +104,7 @@ void tp_parser_free(tp_parser *p)
     tp_buf_free(&p->name);
     tp_buf_free(&p->key);
     tp_buf_free(&p->callname);
+    tp_buf_free(&p->callid);
     tp_buf_free(&p->pending);
     tp_strset_free(&p->tools);
     tp_params_free(p);

@@ -18,7 +18,9 @@
 
 typedef enum {
     TP_EV_TEXT = 1,       /* span: plain text for the user */
-    TP_EV_CALL_START = 2, /* call: index; span: tool name */
+    TP_EV_CALL_START = 2, /* call: index; span: tool name, then the call id the
+                           * model wrote (formats with ids: kimi_k2); offset:
+                           * length of the name, 0 when there is no id */
     TP_EV_ARGS = 3,       /* call: index; span: next bytes of the JSON arguments */
     TP_EV_CALL_END = 4,   /* call: index; arguments are complete */
     TP_EV_ERROR = 5,      /* code, offset, call (or -1); span: detail text */
@@ -89,6 +91,7 @@ struct tp_parser {
     int32_t cur;    /* announced open call's index, -1 if none */
     uint8_t held;   /* a call is open (tp_call_open) but not yet announced */
     tp_buf callname; /* its name, held until tp_call_announce */
+    tp_buf callid;   /* the id the model wrote for it (tp_call_set_id), if any */
     uint8_t mode;   /* format state */
     uint8_t vkind;  /* what the value being scanned is */
     uint8_t discard;

@@ -136,10 +136,11 @@ static void check_args(const tp_buf *a, int32_t call)
 static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t total, int check_utf8)
 {
     const uint8_t *span = e->len ? out + e->start : (const uint8_t *)"";
-    if (check_utf8 && e->type == TP_EV_RAW_VALUE) /* decoded as key, value */
+    if (check_utf8 && (e->type == TP_EV_RAW_VALUE || (e->type == TP_EV_CALL_START && e->offset)))
+        /* decoded as key, value / as name, call id */
         CHECK(e->offset <= e->len && wtf8_valid(span, (size_t)e->offset) &&
                   wtf8_valid(span + e->offset, e->len - (size_t)e->offset),
-              "raw value: key or value is not valid UTF-8");
+              "raw value / call start: key or value / name or id is not valid UTF-8");
     else if (check_utf8)
         CHECK(wtf8_valid(span, e->len), "event type %d: span is not valid UTF-8", e->type);
     /* protocol */
@@ -156,6 +157,9 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
         CHECK(t->open < 0, "call %d starts while %d is open", e->call, t->open);
         CHECK(e->call == t->next_index, "call index %d, expected %d", e->call, t->next_index);
         CHECK(e->len > 0, "empty tool name");
+        /* offset: length of the name when a call id follows it (kimi_k2) */
+        CHECK(e->offset < e->len, "call start: name length %llu, span %zu",
+              (unsigned long long)e->offset, e->len);
         t->open = e->call;
         t->fresh = e->call;
         t->next_index++;
@@ -278,7 +282,7 @@ static void run(trace *t, const tp_format *fmt, uint8_t opts, const uint8_t *s, 
         for (size_t i = 0; i < sizeof(TOOLS) / sizeof(TOOLS[0]); i++) {
             int id = tp_parser_add_tool(&p, (const uint8_t *)TOOLS[i], strlen(TOOLS[i]));
             must(id >= 0);
-            if (opts & 8) /* parameter kinds, for the schema-typed formats */
+            if (opts & 8) /* parameter kinds (schema-typed formats); kimi_k2: names for bare counters */
                 for (size_t k = 0; k < sizeof(PARAMS) / sizeof(PARAMS[0]); k++)
                     must(tp_parser_add_param(&p, id, (const uint8_t *)PARAMS[k].name,
                                              strlen(PARAMS[k].name), PARAMS[k].kind) == 0);
@@ -326,7 +330,8 @@ static void compare(const trace *a, const trace *b)
     for (size_t i = 0; i < n; i++) {
         const rec *x = &a->r[i], *y = &b->r[i];
         CHECK(x->type == y->type && x->code == y->code && x->call == y->call &&
-                  ((x->type != TP_EV_ERROR && x->type != TP_EV_RAW_VALUE) || x->offset == y->offset) &&
+                  ((x->type != TP_EV_ERROR && x->type != TP_EV_RAW_VALUE && x->type != TP_EV_CALL_START) ||
+                   x->offset == y->offset) &&
                   x->data.len == y->data.len &&
                   (x->data.len == 0 || memcmp(x->data.data, y->data.data, x->data.len) == 0),
               "streamed differs from one-shot at event %zu: type %d/%d code %d/%d call %d/%d "

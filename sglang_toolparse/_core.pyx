@@ -87,16 +87,22 @@ cdef class Text(Event):
 
 @cython.final
 cdef class CallStart(Event):
-    """A tool call begins: its index (order of appearance) and name."""
+    """A tool call begins: its index (order of appearance), name, and the
+    call id the model wrote (kimi_k2: "functions.NAME:IDX"; None for formats
+    without ids)."""
     cdef readonly int index
     cdef readonly str name
+    cdef readonly object id
 
-    def __init__(self, int index, str name):
+    def __init__(self, int index, str name, id=None):
         self.index = index
         self.name = name
+        self.id = <str?>id if id is not None else None
 
     cdef tuple _key(self):
-        return (self.index, self.name)
+        if self.id is None:
+            return (self.index, self.name)
+        return (self.index, self.name, self.id)
 
 
 @cython.final
@@ -115,18 +121,23 @@ cdef class ArgsDelta(Event):
 
 @cython.final
 cdef class CallEnd(Event):
-    """A call is complete; `arguments` is the concatenation of its deltas."""
+    """A call is complete; `arguments` is the concatenation of its deltas;
+    `id` is its CallStart's id."""
     cdef readonly int index
     cdef readonly str name
     cdef readonly str arguments
+    cdef readonly object id
 
-    def __init__(self, int index, str name, str arguments):
+    def __init__(self, int index, str name, str arguments, id=None):
         self.index = index
         self.name = name
         self.arguments = arguments
+        self.id = <str?>id if id is not None else None
 
     cdef tuple _key(self):
-        return (self.index, self.name, self.arguments)
+        if self.id is None:
+            return (self.index, self.name, self.arguments)
+        return (self.index, self.name, self.arguments, self.id)
 
 
 @cython.final
@@ -174,12 +185,18 @@ cdef class StreamParser:
     begin(name) -> bool (True: hold the call's arguments until it ends),
     value(key, raw) -> JSON text (ignored when holding), end() -> JSON
     arguments (used when holding) and reset() (the call failed).
+
+    kimi_k2: `properties` maps a declared tool name to its schema's property
+    names, each written as JSON string content (json.dumps(name)[1:-1]); a
+    call that names no tool (a bare counter id) is given the tool whose
+    properties best match its argument keys.
     """
     cdef tp_parser p
     cdef bint inited
     cdef readonly str format
     cdef list _args
     cdef str _name
+    cdef object _id
     cdef readonly int calls_started
     cdef readonly bint finished
     cdef object _conv
@@ -190,7 +207,7 @@ cdef class StreamParser:
 
     def __init__(self, str format, tool_names=None, *, bint forward_unknown=False,
                  max_buffer=None, max_depth=None, max_calls=None, max_name=None,
-                 string_params=None, converter=None):
+                 string_params=None, converter=None, properties=None):
         cdef tp_limits lim
         cdef uint32_t flags = 0
         cdef bytes b
@@ -230,6 +247,14 @@ cdef class StreamParser:
                 tid = tp_parser_add_tool(&self.p, <const uint8_t *>b, len(b))
                 if tid < 0:
                     raise MemoryError()
+                if properties:  # kimi_k2: names a bare-counter call by its keys
+                    if not isinstance(properties, dict):
+                        raise TypeError("properties must map tool names to property names")
+                    for pname in properties.get(name, ()):
+                        pb = (<str?>pname).encode("utf-8", "surrogatepass")
+                        if tp_parser_add_param(&self.p, tid, <const uint8_t *>pb, len(pb),
+                                               TP_PARAM_OTHER) < 0:
+                            raise MemoryError()
                 if string_params:
                     for pname in string_params.get(name, ()):
                         pb = (<str?>pname).encode("utf-8", "surrogatepass")
@@ -306,8 +331,13 @@ cdef class StreamParser:
             elif e.type == TP_EV_CALL_START:
                 cs = CallStart.__new__(CallStart)
                 cs.index = e.call
-                cs.name = _span(out, e.start, e.len)
+                if e.offset:  # the name, then the model's call id
+                    cs.name = _span(out, e.start, <size_t>e.offset)
+                    cs.id = _span(out, e.start + <size_t>e.offset, e.len - <size_t>e.offset)
+                else:
+                    cs.name = _span(out, e.start, e.len)
                 self._name = cs.name
+                self._id = cs.id
                 self._args = []
                 self.calls_started += 1
                 if self._conv is not None:
@@ -323,6 +353,7 @@ cdef class StreamParser:
                 ce = CallEnd.__new__(CallEnd)
                 ce.index = e.call
                 ce.name = self._name
+                ce.id = self._id
                 ce.arguments = "".join(self._args)
                 self._args = []
                 res.append(ce)

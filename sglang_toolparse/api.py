@@ -1,7 +1,8 @@
 """Standalone Python API. Imports neither SGLang, torch nor pydantic."""
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Tuple
+import json
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from sglang_toolparse import _core
 from sglang_toolparse._core import CallEnd, ParseError, Text
@@ -12,6 +13,7 @@ FORMAT_ALIASES = {
     "qwen3": "qwen25",
     "glm": "glm45",
     "glm4": "glm45",
+    "kimi": "kimi_k2",
 }
 
 # Formats whose argument values are typed by the tools' JSON schemas.
@@ -63,7 +65,42 @@ def tool_schemas(tools: Optional[Iterable[Any]]) -> Optional[List[Tuple[str, Any
     return [(_tool_name(t), _tool_schema(t)) for t in tools]
 
 
+def _properties(tools: Optional[Sequence[Any]]) -> Optional[Dict[str, List[str]]]:
+    """kimi_k2: each tool's property names, as JSON string content (how the
+    core writes argument keys), to name a call whose id is a bare counter.
+    Only needed with two or more tools (one tool names every call)."""
+    if not tools or len(tools) < 2:
+        return None
+    out: Dict[str, List[str]] = {}
+    for tool in tools:
+        keys = _property_names(_tool_schema(tool))
+        joined = "".join(keys)
+        if not (joined.isprintable() and '"' not in joined and "\\" not in joined):
+            keys = [json.dumps(k, ensure_ascii=False)[1:-1] for k in keys]
+        out[_tool_name(tool)] = keys
+    return out
+
+
+def _property_names(schema: Any, depth: int = 0) -> List[str]:
+    """Top-level property names of a parameters schema; without any, those of
+    its anyOf / oneOf / allOf branches (as SGLang reads them)."""
+    if not isinstance(schema, dict) or depth > 32:
+        return []
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        return [k for k in props if isinstance(k, str)]
+    names: List[str] = []
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        branches = schema.get(keyword)
+        if isinstance(branches, list):
+            for branch in branches:
+                names += [k for k in _property_names(branch, depth + 1) if k not in names]
+    return names
+
+
 def _schema_options(fmt: str, tools: Optional[Iterable[Any]]) -> Dict[str, Any]:
+    if fmt == "kimi_k2":
+        return {"properties": _properties(tools)}
     if fmt not in SCHEMA_TYPED_FORMATS:
         return {}
     from sglang_toolparse.glm_types import GlmConverter
@@ -95,6 +132,7 @@ class ToolCall(NamedTuple):
     index: int
     name: str
     arguments: str  # JSON text
+    id: Optional[str] = None  # the call id the model wrote (kimi_k2), else None
 
 
 class ParseResult(NamedTuple):
@@ -112,7 +150,7 @@ def collect(events: Iterable[_core.Event]) -> ParseResult:
         if isinstance(ev, Text):
             text.append(ev.text)
         elif isinstance(ev, CallEnd):
-            calls.append(ToolCall(ev.index, ev.name, ev.arguments))
+            calls.append(ToolCall(ev.index, ev.name, ev.arguments, ev.id))
         elif isinstance(ev, ParseError):
             errors.append(ev)
     return ParseResult("".join(text), calls, errors)

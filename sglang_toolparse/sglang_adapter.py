@@ -292,3 +292,19 @@ class DeepSeekV41NativeDetector(NativeDetectorMixin, DeepSeekV41Detector):
     _tp_format = "deepseekv41"
     _tp_markers = _dsml_markers(DeepSeekV41Detector)
     parser_name = "deepseekv41_native"
+
+
+# ---- Kimi-K2 / K2.5 (issue 13) -------------------------------------------------
+from sglang.srt.function_call.kimik2_detector import KimiK2Detector  # noqa: E402
+
+
+class KimiK2NativeDetector(NativeDetectorMixin, KimiK2Detector):
+    """Kimi-K2 / K2.5 (`<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{ARGS}`),
+    native core. The serving layer builds the client's call id for `kimi_k2`
+    as `functions.{name}:{history calls + tool_index}` from the ToolCallItem
+    (name, per-response tool_index), as it does for SGLang's own detector;
+    the model's own id is on the standalone API's CallStart/CallEnd.id."""
+
+    _tp_format = "kimi_k2"
+    _tp_markers = ("<|tool_calls_section_begin|>", "<|tool_call_begin|>")
+    parser_name = "kimi_k2_native"

@@ -41,6 +41,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "deepseekv32_native": ("DeepSeekV32NativeDetector", "deepseekv32"),
     "deepseekv4_native": ("DeepSeekV4NativeDetector", "deepseekv4"),
     "deepseekv41_native": ("DeepSeekV41NativeDetector", "deepseekv41"),
+    "kimi_k2_native": ("KimiK2NativeDetector", "kimi_k2"),
 }
 
 

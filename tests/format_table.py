@@ -147,6 +147,20 @@ TABLE = {
         "glm47", _GLM_MARKERS, render_call=_glm(""), block=lambda calls: "".join(calls), json_args=False),
 }
 
+_KIMI = ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>",
+         "<|tool_call_end|>", "<|tool_call_argument_begin|>")
+TABLE["kimi_k2"] = FormatSpec(
+    "kimi_k2", _KIMI + ("functions.", ":0", ":12"),
+    render_call=lambda n, a: "%sfunctions.%s:0%s%s%s" % (_KIMI[2], n, _KIMI[4], a, _KIMI[3]),
+    block=lambda calls: _KIMI[0] + "".join(calls) + _KIMI[1],
+    extra_seeds=(
+        # ids without `functions.`, bare counters (named by the tools), spaces between the parts
+        _KIMI[0] + _KIMI[2] + "search:3" + _KIMI[4] + '{"q": 1}' + _KIMI[3] + _KIMI[2] + " 4 " + _KIMI[4]
+        + ' {"city": "x"} ' + _KIMI[3] + _KIMI[1] + " after",
+        "pre " + _KIMI[2] + "functions.f:0" + _KIMI[4] + '["not", "an object"]' + _KIMI[3],
+        _KIMI[0] + _KIMI[2] + "functions.f" + _KIMI[4] + "{}" + _KIMI[2] + "functions.f:1" + _KIMI[3] + _KIMI[1],
+    ))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

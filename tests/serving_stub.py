@@ -175,10 +175,11 @@ TEMPLATE_MANAGER = types.SimpleNamespace(
 )
 
 
-def make_request(tools: List[dict], stream: bool, **kw: Any) -> ChatCompletionRequest:
+def make_request(tools: List[dict], stream: bool, messages: Optional[List[dict]] = None,
+                 **kw: Any) -> ChatCompletionRequest:
     return ChatCompletionRequest(
         model="stub-model",
-        messages=[{"role": "user", "content": "What's the weather in Paris and Oslo?"}],
+        messages=messages or [{"role": "user", "content": "What's the weather in Paris and Oslo?"}],
         tools=tools,
         stream=stream,
         **kw,

@@ -111,7 +111,22 @@ def _dsml(block: str, invoke: str, param: str) -> Renderer:
     return render
 
 
+_KIMI_SECTION = ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>")
+_KIMI_CALL = ("<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>")
+
+
+def render_kimi_k2(prose: str, calls: Sequence[Call]) -> str:
+    """Kimi-K2/K2.5: `<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{...}<|tool_call_end|>`
+    in a `<|tool_calls_section_begin|>` section (the chat template's layout)."""
+    if not calls:
+        return prose
+    begin, arg, end = _KIMI_CALL
+    body = "".join("%sfunctions.%s:%d%s%s%s" % (begin, n, i, arg, _dumps(a), end) for i, (n, a) in enumerate(calls))
+    return prose + _KIMI_SECTION[0] + body + _KIMI_SECTION[1]
+
+
 RENDERERS: Dict[str, Renderer] = {
+    "kimi_k2": render_kimi_k2,
     "deepseekv3": render_deepseekv3,
     "deepseekv31": render_deepseekv31,
     "deepseekv32": _dsml("function_calls", "invoke", "parameter"),
@@ -254,6 +269,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "glm47": _GLM_TOKENS,
     "deepseekv3": _DS_TOKENS,
     "deepseekv31": _DS_TOKENS,
+    "kimi_k2": _KIMI_SECTION + _KIMI_CALL,
 }
 
 
