@@ -73,6 +73,7 @@ class StreamParser:
         max_calls: Optional[int] = ...,
         max_name: Optional[int] = ...,
         string_params: Optional[Dict[str, Iterable[str]]] = ...,
+        other_params: Optional[Dict[str, Iterable[str]]] = ...,
         converter: Optional[Any] = ...,
     ) -> None: ...
     def feed(self, text: str) -> List[AnyEvent]: ...

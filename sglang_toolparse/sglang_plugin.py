@@ -41,6 +41,9 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "deepseekv32_native": ("DeepSeekV32NativeDetector", "deepseekv32"),
     "deepseekv4_native": ("DeepSeekV4NativeDetector", "deepseekv4"),
     "deepseekv41_native": ("DeepSeekV41NativeDetector", "deepseekv41"),
+    "qwen3_coder_native": ("Qwen3CoderNativeDetector", "qwen3_coder"),
+    "step3p5_native": ("Qwen3CoderNativeDetector", "step3p5"),
+    "minimax-m2_native": ("MinimaxM2NativeDetector", "minimax-m2"),
 }
 
 
