@@ -293,14 +293,14 @@ static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
         fail(p, TP_ERR_BAD_NAME, limit_at(&p->name, off, n));
 }
 
-static void name_done(tp_parser *p, uint64_t off)
+static void name_done(tp_parser *p)
 {
     p->mode = M_INV;
     if (p->discard)
         return;
     strip(&p->name);
     if (p->name.len == 0) {
-        fail(p, TP_ERR_BAD_NAME, off);
+        fail(p, TP_ERR_BAD_NAME, p->call_off); /* where the invoke began */
         return;
     }
     p->tool_id = tp_parser_find_tool(p, p->name.data, p->name.len);
@@ -469,7 +469,7 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
         case M_NAME:
             i += scan(p, &sp->name_m, s + i, n - i, &match, name_bytes, off);
             if (match == 0)
-                name_done(p, p->base + i);
+                name_done(p);
             break;
         case M_INV:
             i += scan(p, &sp->inv_m, s + i, n - i, &match, NULL, off);
