@@ -278,34 +278,46 @@ def _qwen_conversion(type_name: str) -> str:
 
 
 class _Param:
-    """How one parameter's values are typed: the conversions to try."""
+    """How one parameter's values are typed, compiled from the tables: the
+    words read as null and the conversions to try, in order."""
 
-    __slots__ = ("kind", "chain", "fallback")
+    __slots__ = ("kind", "nulls", "exact_nulls", "chain", "fallback")
 
-    def __init__(self, kind: str, chain: Tuple[str, ...], fallback: str):
+    def __init__(self, family: str, kind: str, chain: Tuple[str, ...], fallback: str):
         self.kind = kind  # "string" (streams in the core) or "other"
-        self.chain = chain
-        self.fallback = fallback
+        self.nulls = frozenset(NULL_WORDS[(family, kind)])
+        self.exact_nulls = frozenset(TEMPLATE_NULL.get((family, kind), ()))
+        table = CONVERSIONS[family]
+        self.chain = tuple(table[name] for name in chain)
+        self.fallback = _json_or_text if fallback == "json_or_string" else _text
 
 
-_STRING = _Param("string", ("string",), "string")
+def _text(raw: str) -> Any:
+    return raw
+
+
+def _json_or_text(raw: str) -> Any:
+    try:
+        return _json(raw)
+    except _Fail:
+        return raw
 
 
 def qwen_param(schema: Any) -> _Param:
     t = infer_type(schema)
     conversion = _qwen_conversion("string" if t is None else str(t).strip().lower())
     if conversion == "string":
-        return _STRING
+        return _Param("qwen3_coder", "string", ("string",), "string")
     chain = (conversion,) + ((QWEN_THEN[conversion],) if conversion in QWEN_THEN else ())
-    return _Param("other", chain, "string")
+    return _Param("qwen3_coder", "other", chain, "string")
 
 
 def minimax_param(schema: Any) -> _Param:
     types = {t.lower() for t in extract_types(schema)} - {"null"}
     if not types or types <= MINIMAX_STRING_TYPES:
-        return _STRING
+        return _Param("minimax_m2", "string", ("string",), "string")
     chain = tuple(conv for name, conv in MINIMAX_PRIORITY if name in types)
-    return _Param("other", chain, MINIMAX_FALLBACK)
+    return _Param("minimax_m2", "other", chain, MINIMAX_FALLBACK)
 
 
 def _first_params(tools: Schemas, family: str) -> Dict[str, Any]:
@@ -333,13 +345,25 @@ def _properties(family: str, params: Any) -> Dict[str, Any]:
 # ------------------------------------------------------------ converter
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# one encoder: json.dumps with non-default options builds a new one per call
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 
 
 def _dumps(value: Any, raw: str) -> str:
+    # scalars without json.dumps (the common case, and the hot path)
+    t = type(value)
+    if t is int:
+        return str(value)
+    if t is bool:
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if t is float:
+        return repr(value) if value - value == 0 else json.dumps(raw, ensure_ascii=False)
     try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        text = _ENCODER.encode(value)
     except (TypeError, ValueError, RecursionError):  # a set, bytes, NaN...: the text
-        text = json.dumps(raw, ensure_ascii=False)
+        text = _ENCODER.encode(raw)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates stay escaped, as the core writes them
@@ -347,23 +371,16 @@ def _dumps(value: Any, raw: str) -> str:
     return text
 
 
-def convert(family: str, param: _Param, raw: str) -> Any:
+def convert(param: _Param, raw: str) -> Any:
     """The typed value of `raw` for one parameter (a Python value)."""
-    low = raw.lower()
-    if low in NULL_WORDS[(family, param.kind)] or raw in TEMPLATE_NULL.get((family, param.kind), ()):
+    if raw.lower() in param.nulls or raw in param.exact_nulls:
         return None
-    table = CONVERSIONS[family]
-    for name in param.chain:
+    for conversion in param.chain:
         try:
-            return table[name](raw)
+            return conversion(raw)
         except _Fail:
             continue
-    if param.fallback == "json_or_string":
-        try:
-            return _json(raw)
-        except _Fail:
-            return raw
-    return raw
+    return param.fallback(raw)
 
 
 FAMILIES = {"qwen3_coder": qwen_param, "minimax_m2": minimax_param}
@@ -386,18 +403,18 @@ class XmlConverter:
         self.string_params = {n: [k for k, p in ps.items() if p.kind == "string"] for n, ps in self.tools.items()}
         self.other_params = {n: [k for k, p in ps.items() if p.kind != "string"] for n, ps in self.tools.items()}
         self._params: Dict[str, _Param] = {}
+        self._string = FAMILIES[fmt]({"type": "string"})  # an undeclared key
 
     def begin(self, name: str) -> bool:
         self._params = self.tools.get(name, {})
         return False  # no value depends on another: nothing held per call
 
     def value(self, key: str, raw: str) -> str:
-        param = self._params.get(key, _STRING)
+        param = self._params.get(key) or self._string
         try:
-            v = convert(self.fmt, param, raw)
+            return _dumps(convert(param, raw), raw)
         except Exception:  # defensive: a rule must never break the stream
-            v = raw
-        return _dumps(v, raw)
+            return json.dumps(raw, ensure_ascii=False)
 
     def end(self) -> Optional[str]:
         return None
