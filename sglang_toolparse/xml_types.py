@@ -384,6 +384,66 @@ def convert(param: _Param, raw: str) -> Any:
 
 
 FAMILIES = {"qwen3_coder": qwen_param, "minimax_m2": minimax_param}
+_UNDECLARED = {fmt: param_of({"type": "string"}) for fmt, param_of in FAMILIES.items()}
+
+
+_COMPILED: Dict[Tuple[str, Tuple[Tuple[str, str], ...]], Dict[str, Dict[str, _Param]]] = {}
+_BY_ID: Dict[Any, Tuple[List[Tuple[str, Any]], Dict[str, Dict[str, _Param]]]] = {}
+_COMPILED_MAX = 256  # tool lists kept compiled (a server sees the same few again and again)
+_compiled_lock = threading.Lock()
+
+
+def compile_tools(fmt: str, tools: Schemas) -> Dict[str, Dict[str, _Param]]:
+    """tool name -> {parameter -> _Param}, cached by the tools' content
+    (name and repr of the parameters schema): a server parses many
+    responses against the same tool list."""
+    # the same list objects again (one request parsed chunk by chunk and at
+    # its end): found by identity, the objects kept alive by the cache entry
+    ident = (fmt, tuple((name, id(params)) for name, params in tools))
+    with _compiled_lock:
+        hit = _BY_ID.get(ident)
+    if hit is not None and all(a is b for (_, a), (_, b) in zip(hit[0], tools)):
+        return hit[1]
+    key = (fmt, tuple((name, repr(params)) for name, params in tools))
+    with _compiled_lock:
+        compiled = _COMPILED.get(key)
+    if compiled is not None:
+        _remember(ident, tools, compiled)
+        return compiled
+    param_of = FAMILIES[fmt]
+    compiled = {name: {k: param_of(v) for k, v in _properties(fmt, params).items()}
+                for name, params in _first_params(tools, fmt).items()}
+    with _compiled_lock:
+        if len(_COMPILED) >= _COMPILED_MAX:
+            _COMPILED.clear()
+        _COMPILED[key] = compiled
+    _remember(ident, tools, compiled)
+    return compiled
+
+
+def _remember(ident, tools: Schemas, compiled) -> None:
+    with _compiled_lock:
+        if len(_BY_ID) >= _COMPILED_MAX:
+            _BY_ID.clear()
+        _BY_ID[ident] = (list(tools), compiled)
+
+
+_KINDS: Dict[int, Tuple[Any, Dict[str, List[str]], Dict[str, List[str]]]] = {}
+
+
+def _kinds(compiled: Dict[str, Dict[str, _Param]]) -> Tuple[Dict[str, List[str]], Dict[str, List[str]]]:
+    """(string parameters, other parameters) by tool, once per compiled table."""
+    with _compiled_lock:
+        hit = _KINDS.get(id(compiled))
+    if hit is not None and hit[0] is compiled:
+        return hit[1], hit[2]
+    strings = {n: [k for k, p in ps.items() if p.kind == "string"] for n, ps in compiled.items()}
+    others = {n: [k for k, p in ps.items() if p.kind != "string"] for n, ps in compiled.items()}
+    with _compiled_lock:
+        if len(_KINDS) >= _COMPILED_MAX:
+            _KINDS.clear()
+        _KINDS[id(compiled)] = (compiled, strings, others)
+    return strings, others
 
 
 class XmlConverter:
@@ -394,16 +454,12 @@ class XmlConverter:
         if fmt not in FAMILIES:
             raise ValueError("no XML typing rules for format %r" % (fmt,))
         self.fmt = fmt
-        self._param_of = FAMILIES[fmt]
-        self.tools: Dict[str, Dict[str, _Param]] = {}
-        for name, params in _first_params(tools or [], fmt).items():
-            self.tools[name] = {k: self._param_of(v) for k, v in _properties(fmt, params).items()}
+        self.tools = compile_tools(fmt, tools or [])  # shared: read only
         # declared string parameters stream; declared others are typed here;
         # undeclared ones are strings (the core's default for these formats)
-        self.string_params = {n: [k for k, p in ps.items() if p.kind == "string"] for n, ps in self.tools.items()}
-        self.other_params = {n: [k for k, p in ps.items() if p.kind != "string"] for n, ps in self.tools.items()}
+        self.string_params, self.other_params = _kinds(self.tools)
         self._params: Dict[str, _Param] = {}
-        self._string = FAMILIES[fmt]({"type": "string"})  # an undeclared key
+        self._string = _UNDECLARED[fmt]  # an undeclared key is a string
 
     def begin(self, name: str) -> bool:
         self._params = self.tools.get(name, {})
