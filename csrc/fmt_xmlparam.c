@@ -20,8 +20,10 @@
  *    template adds none, so none is dropped.
  *  - A value ends at its closing tag; as in SGLang's regexes, a closing tag
  *    of an enclosing element also ends it (qwen3_coder also ends it at the
- *    next <parameter=). Between tags, anything else is ignored. A missing
- *    closing tag of the invoke or block is tolerated.
+ *    next <parameter=). Inside an invoke, anything else between tags is
+ *    ignored; after an invoke, non-blank bytes before the block's end tag
+ *    are prose (a block left open before the model went on writing). A
+ *    missing closing tag of the invoke or block is tolerated.
  *  - A block opener followed (after blanks) by anything but an invoke
  *    opener is not a call: it is text, byte for byte.
  *
@@ -417,6 +419,24 @@ static void value_close(tp_parser *p)
     tp_buf_shrink(&p->pending, 1u << 16);
 }
 
+/* Bytes between a call's end and the block's end tag: the template puts
+ * only blanks there; anything else is prose the model wrote after its last
+ * call without closing the block, and is kept (p->fstate: prose began). */
+static void block_text(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    (void)off;
+    if (!p->fstate) {
+        while (n && tp_is_ws(*s)) {
+            s++;
+            n--;
+        }
+        if (!n)
+            return;
+        p->fstate = 1;
+    }
+    tp_text(p, s, n);
+}
+
 /* ---- scanning ---- */
 
 /* Scans s[0:n) with m; non-marker bytes (including held-back bytes that
@@ -457,7 +477,7 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
             i += open_bytes(p, sp, s + i, n - i, off);
             break;
         case M_BLOCK:
-            i += scan(p, &sp->block_m, s + i, n - i, &match, NULL, off);
+            i += scan(p, &sp->block_m, s + i, n - i, &match, block_text, off);
             if (match == B_INVOKE) {
                 invoke_begins(p, p->base + i - strlen(sp->invoke_open));
             } else if (match == B_BLOCK_END) {
@@ -479,6 +499,7 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
             } else if (match >= 0) {
                 end_invoke(p);
                 p->mode = match == I_INVOKE_END ? M_BLOCK : M_TEXT;
+                p->fstate = 0;
                 if (match == I_INVOKE)
                     invoke_begins(p, p->base + i - strlen(sp->invoke_open));
                 else if (match == I_BLOCK)
@@ -506,6 +527,7 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
             case A_INVOKE_END:
                 end_invoke(p);
                 p->mode = M_BLOCK;
+                p->fstate = 0;
                 break;
             default:
                 end_invoke(p);
@@ -528,7 +550,9 @@ static void xml_finish(tp_parser *p)
         not_a_call(p, sp);
         tp_release_held(p, &sp->text_m);
         break;
-    case M_BLOCK: /* the calls are complete; a partial tag is markup */
+    case M_BLOCK: /* the calls are complete; a partial tag is markup, or prose after prose */
+        if (p->fstate)
+            tp_release_held(p, &sp->block_m);
         p->node = 0;
         break;
     default: /* end of stream inside an invoke */

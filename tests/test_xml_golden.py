@@ -118,6 +118,11 @@ GOLDEN = {
     "q_missing_parameter_end": (Q, "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n"
                                    "<parameter=days>\n3\n</function>\n</tool_call>",
                                 call(0, "get_weather", W_ARGS)),
+    "q_prose_after_call_without_block_end_kept": (Q, "<tool_call>\n<function=noop>\n</function>\nThanks!\nBye <tool",
+                                                  call(0, "noop", "{}") + [Text("Thanks!\nBye <tool")]),
+    "m_prose_after_invoke_without_block_end_kept": (
+        M, '<minimax:tool_call>\n<invoke name="noop">\n</invoke>\nDone. <invoke name="noop">\n</invoke>\n',
+        call(0, "noop", "{}") + [Text("Done.")] + call(1, "noop", "{}")),
     "m_missing_invoke_end": (M, '<minimax:tool_call>\n<invoke name="noop">\n<parameter name="a">1</parameter>\n'
                                 '</minimax:tool_call>', call(0, "noop", '{"a": "1"}')),
     "m_parameter_opener_inside_value_is_content": (
