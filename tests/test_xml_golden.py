@@ -182,3 +182,19 @@ def test_string_streams_before_its_closing_tag():
         assert full.startswith(streamed)
         # held: at most the template newline and a partial closing tag
         assert len(full) - len(streamed) <= len('\\n"}') + 2, (fmt, len(full) - len(streamed))
+
+
+@pytest.mark.parametrize("fmt,head,rest", [
+    (Q, "<tool_call>\n<function=get_weather>\n<parameter=cit", "y>\nParis"),
+    (M, '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city"', ">Paris"),
+    (Q, "<tool_call>\n<function=noop>\n</function", ">"),
+])
+def test_call_announced_when_its_body_has_begun(fmt, head, rest):
+    """CallStart comes with the first complete parameter opening tag (or the
+    invoke's own end for a call without parameters), not with the name."""
+    from sglang_toolparse import StreamParser
+
+    p = StreamParser(fmt, TOOLS)
+    assert not [e for e in p.feed(head) if isinstance(e, CallStart)]
+    started = [e for e in p.feed(rest) if isinstance(e, CallStart)]
+    assert len(started) == 1 and started[0].index == 0
