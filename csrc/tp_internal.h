@@ -66,6 +66,10 @@ int tp_call_json_args(tp_parser *p, const uint8_t *s, size_t n, size_t *used);
 /* End of stream inside a call: drops what it held, reports "unterminated". */
 void tp_call_unterminated(tp_parser *p);
 
+/* Appends s[0:n) escaped as JSON string content (json.dumps form, lone
+ * surrogates kept escaped). Returns 0, or -1 (limit / memory). */
+int tp_json_escape_append(tp_buf *b, const uint8_t *s, size_t n);
+
 static inline int tp_is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /* --- format registry --- */
@@ -85,5 +89,8 @@ extern const tp_format tp_fmt_deepseekv41;
 int tp_fmt_dsml_init(void);
 extern const tp_format tp_fmt_kimi_k2;
 int tp_fmt_kimi_init(void);
+extern const tp_format tp_fmt_qwen3_coder;
+extern const tp_format tp_fmt_minimax_m2;
+int tp_fmt_xmlparam_init(void);
 
 #endif

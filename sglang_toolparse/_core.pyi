@@ -77,6 +77,7 @@ class StreamParser:
         max_calls: Optional[int] = ...,
         max_name: Optional[int] = ...,
         string_params: Optional[Dict[str, Iterable[str]]] = ...,
+        other_params: Optional[Dict[str, Iterable[str]]] = ...,
         converter: Optional[Any] = ...,
         properties: Optional[Dict[str, Iterable[str]]] = ...,
     ) -> None: ...

@@ -179,9 +179,12 @@ cdef class StreamParser:
     `tool_names` is an iterable of declared tool names; None accepts every
     name. feed(text) and finish() return a list of events.
 
-    Schema-typed formats (GLM): `string_params` maps a declared tool name to
-    the names of its string-typed parameters (they stream as JSON strings);
-    every other value is handed whole to `converter`, an object with
+    Schema-typed formats (GLM, Qwen3-Coder, MiniMax-M2): `string_params`
+    maps a declared tool name to the names of its string-typed parameters
+    (they stream as JSON strings), `other_params` to the names declared with
+    another type (the XML formats read an undeclared parameter as a string;
+    GLM types every value not in `string_params`); every value that is not
+    streamed is handed whole to `converter`, an object with
     begin(name) -> bool (True: hold the call's arguments until it ends),
     value(key, raw) -> JSON text (ignored when holding), end() -> JSON
     arguments (used when holding) and reset() (the call failed).
@@ -207,7 +210,7 @@ cdef class StreamParser:
 
     def __init__(self, str format, tool_names=None, *, bint forward_unknown=False,
                  max_buffer=None, max_depth=None, max_calls=None, max_name=None,
-                 string_params=None, converter=None, properties=None):
+                 string_params=None, converter=None, properties=None, other_params=None):
         cdef tp_limits lim
         cdef uint32_t flags = 0
         cdef bytes b
@@ -260,6 +263,12 @@ cdef class StreamParser:
                         pb = (<str?>pname).encode("utf-8", "surrogatepass")
                         if tp_parser_add_param(&self.p, tid, <const uint8_t *>pb, len(pb),
                                                TP_PARAM_STRING) < 0:
+                            raise MemoryError()
+                if other_params:
+                    for pname in other_params.get(name, ()):
+                        pb = (<str?>pname).encode("utf-8", "surrogatepass")
+                        if tp_parser_add_param(&self.p, tid, <const uint8_t *>pb, len(pb),
+                                               TP_PARAM_OTHER) < 0:
                             raise MemoryError()
 
     def __dealloc__(self):

@@ -14,10 +14,13 @@ FORMAT_ALIASES = {
     "glm": "glm45",
     "glm4": "glm45",
     "kimi": "kimi_k2",
+    "minimax-m2": "minimax_m2",
+    "minimax": "minimax_m2",
+    "step3p5": "qwen3_coder",
 }
 
 # Formats whose argument values are typed by the tools' JSON schemas.
-SCHEMA_TYPED_FORMATS = ("glm45", "glm47")
+SCHEMA_TYPED_FORMATS = ("glm45", "glm47", "qwen3_coder", "minimax_m2")
 
 
 def available_formats() -> List[str]:
@@ -103,6 +106,11 @@ def _schema_options(fmt: str, tools: Optional[Iterable[Any]]) -> Dict[str, Any]:
         return {"properties": _properties(tools)}
     if fmt not in SCHEMA_TYPED_FORMATS:
         return {}
+    if fmt in ("qwen3_coder", "minimax_m2"):
+        from sglang_toolparse.xml_types import XmlConverter
+
+        xconv = XmlConverter(fmt, tool_schemas(tools))
+        return {"string_params": xconv.string_params, "other_params": xconv.other_params, "converter": xconv}
     from sglang_toolparse.glm_types import GlmConverter
 
     conv = GlmConverter(fmt, tool_schemas(tools))

@@ -308,3 +308,25 @@ class KimiK2NativeDetector(NativeDetectorMixin, KimiK2Detector):
     _tp_format = "kimi_k2"
     _tp_markers = ("<|tool_calls_section_begin|>", "<|tool_call_begin|>")
     parser_name = "kimi_k2_native"
+
+
+# ---- Qwen3-Coder / Qwen3.5 and MiniMax-M2 (issue 12): XML parameters typed by
+# the tools' schemas (SGLang's rules, xml_types.py) ----------------------------
+from sglang.srt.function_call.minimax_m2 import MinimaxM2Detector  # noqa: E402
+from sglang.srt.function_call.qwen3_coder_detector import Qwen3CoderDetector  # noqa: E402
+
+
+class Qwen3CoderNativeDetector(NativeDetectorMixin, Qwen3CoderDetector):
+    """Qwen3-Coder / Qwen3.5 (`<tool_call>\\n<function=NAME>\\n<parameter=KEY>\\nVALUE\\n</parameter>...`), native core."""
+
+    _tp_format = "qwen3_coder"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "qwen3_coder_native"
+
+
+class MinimaxM2NativeDetector(NativeDetectorMixin, MinimaxM2Detector):
+    """MiniMax-M2 (`<minimax:tool_call>\\n<invoke name="NAME">\\n<parameter name="KEY">VALUE</parameter>...`), native core."""
+
+    _tp_format = "minimax_m2"
+    _tp_markers = ("<minimax:tool_call>",)
+    parser_name = "minimax-m2_native"

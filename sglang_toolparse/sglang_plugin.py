@@ -42,6 +42,9 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "deepseekv4_native": ("DeepSeekV4NativeDetector", "deepseekv4"),
     "deepseekv41_native": ("DeepSeekV41NativeDetector", "deepseekv41"),
     "kimi_k2_native": ("KimiK2NativeDetector", "kimi_k2"),
+    "qwen3_coder_native": ("Qwen3CoderNativeDetector", "qwen3_coder"),
+    "step3p5_native": ("Qwen3CoderNativeDetector", "step3p5"),
+    "minimax-m2_native": ("MinimaxM2NativeDetector", "minimax-m2"),
 }
 
 

@@ -106,6 +106,36 @@ def _glm(sep: str) -> Callable[[str, str], str]:
     return render
 
 
+_QWEN3_CODER_MARKERS = ("<tool_call>", "</tool_call>", "<function=", "</function>", "<parameter=", "</parameter>")
+_MINIMAX_M2_MARKERS = ("<minimax:tool_call>", "</minimax:tool_call>", '<invoke name="', "</invoke>",
+                       '<parameter name="', "</parameter>", '">')
+
+
+def jinja_string(v) -> str:
+    """Qwen3-Coder's template: mappings and lists as JSON, other values with
+    Jinja's `string` (Python str: True, None, 3.25)."""
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, ensure_ascii=False)
+    return v if isinstance(v, str) else str(v)
+
+
+def render_qwen3_coder(name: str, args) -> str:
+    args = json.loads(args) if isinstance(args, str) else args
+    body = "".join("<parameter=%s>\n%s\n</parameter>\n" % (k, jinja_string(v)) for k, v in args.items())
+    return "<tool_call>\n<function=%s>\n%s</function>\n</tool_call>" % (name, body)
+
+
+def render_minimax_invoke(name: str, args) -> str:
+    args = json.loads(args) if isinstance(args, str) else args
+    body = "".join('<parameter name="%s">%s</parameter>\n'
+                   % (k, v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)) for k, v in args.items())
+    return '<invoke name="%s">\n%s</invoke>\n' % (name, body)
+
+
+def minimax_block(invokes: Sequence[str]) -> str:
+    return "<minimax:tool_call>\n" + "".join(invokes) + "</minimax:tool_call>"
+
+
 def _ds_block(calls: Sequence[str]) -> str:
     return _DS_CALLS_BEGIN + "".join(calls) + _DS_CALLS_END
 
@@ -145,6 +175,18 @@ TABLE = {
     "deepseekv41": _dsml("deepseekv41"),
     "glm47": FormatSpec(
         "glm47", _GLM_MARKERS, render_call=_glm(""), block=lambda calls: "".join(calls), json_args=False),
+    # XML parameters typed by schema (json_args=False); with tool names only
+    # (no schema) every parameter is a string, so only string values
+    # round-trip
+    "qwen3_coder": FormatSpec(
+        "qwen3_coder", _QWEN3_CODER_MARKERS, render_call=render_qwen3_coder, block=lambda calls: "\n".join(calls),
+        json_args=False, extra_seeds=(
+            '<tool_call>{"name": "f"}</tool_call>', "<tool_call>\n<function=f>\n<parameter=a>\nx\n<parameter=b>\n1",
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n</function>\n<function=search>\n</function>\n</tool_call>")),
+    "minimax_m2": FormatSpec(
+        "minimax_m2", _MINIMAX_M2_MARKERS, render_call=render_minimax_invoke, block=minimax_block, json_args=False,
+        extra_seeds=('<minimax:tool_call>\n<invoke name="f">\n<parameter name="a">x<parameter name="b">y</parameter>'
+                     '</minimax:tool_call>', "<minimax:tool_call>\n<inv>")),
 }
 
 _KIMI = ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>",

@@ -119,8 +119,24 @@ def _dsml(block: str, invoke: str, param: str) -> str:
     return PROSE + "\n\n<%s%s>\n%s%s</%s%s>" % (d, block, inv("Paris", 3), inv("São Paulo ☀", 1), d, block)
 
 
+_QWEN3_CODER = (
+    PROSE + "\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+    "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>\n"
+    "<tool_call>\n<function=get_weather>\n<parameter=city>\nSão Paulo ☀\n</parameter>\n"
+    "<parameter=days>\n1\n</parameter>\n</function>\n</tool_call>"
+)
+_MINIMAX_M2 = (
+    PROSE + '\n<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n'
+    '<parameter name="days">3</parameter>\n</invoke>\n<invoke name="get_weather">\n'
+    '<parameter name="city">São Paulo ☀</parameter>\n<parameter name="days">1</parameter>\n</invoke>\n'
+    "</minimax:tool_call>"
+)
+
 # builtin parser name -> model output in that format (PROSE + EXPECTED_CALLS)
 CANNED = {
+    "qwen3_coder": _QWEN3_CODER,
+    "step3p5": _QWEN3_CODER,
+    "minimax-m2": _MINIMAX_M2,
     "qwen25": _QWEN,
     "qwen": _QWEN,
     "hermes": _QWEN,
@@ -158,6 +174,9 @@ _GLM_SPECIAL = _QWEN_SPECIAL + ("<arg_key>", "</arg_key>", "<arg_value>", "</arg
 # builtin parser name -> markers that are single tokens in the model's
 # vocabulary (added/special tokens), so a real stream never splits them
 SPECIAL_TOKENS = {
+    "qwen3_coder": _QWEN_SPECIAL,
+    "step3p5": _QWEN_SPECIAL,
+    "minimax-m2": ("<minimax:tool_call>", "</minimax:tool_call>"),
     "qwen25": _QWEN_SPECIAL,
     "qwen": _QWEN_SPECIAL,
     "hermes": _QWEN_SPECIAL,
@@ -248,6 +267,10 @@ BUILTIN_DIFFS = {
     ("content", "glm", "bursts"): _PROSE_LOST % "",
     ("content", "glm45", "bursts"): _PROSE_LOST % "",
 }
+_KEPT_NL = "the template's newline before the call block is kept as content, one-shot and streamed ('...weather.\\n')"
+for _b in ("qwen3_coder", "step3p5", "minimax-m2"):
+    for _c in ("tokens", "bursts"):
+        BUILTIN_DIFFS[("content", _b, _c)] = _KEPT_NL
 
 
 def _cases(kind):

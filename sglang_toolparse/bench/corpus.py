@@ -125,8 +125,41 @@ def render_kimi_k2(prose: str, calls: Sequence[Call]) -> str:
     return prose + _KIMI_SECTION[0] + body + _KIMI_SECTION[1]
 
 
+def _jinja_string(v: Any) -> str:
+    # Qwen3-Coder's template: mappings and lists as JSON, other values with
+    # Jinja's `string` (Python str: True, None, 12.5)
+    if isinstance(v, (dict, list)):
+        return _dumps(v)
+    return v if isinstance(v, str) else str(v)
+
+
+def render_qwen3_coder(prose: str, calls: Sequence[Call]) -> str:
+    """Qwen3-Coder / Qwen3.5: `<tool_call>\n<function=NAME>\n<parameter=K>\nV\n</parameter>\n...</function>\n</tool_call>`."""
+    blocks = [
+        "<tool_call>\n<function=%s>\n%s</function>\n</tool_call>" % (n, "".join(
+            "<parameter=%s>\n%s\n</parameter>\n" % (k, _jinja_string(v)) for k, v in a.items()))
+        for n, a in calls
+    ]
+    if not blocks:
+        return prose
+    return (prose + "\n" if prose else "") + "\n".join(blocks)
+
+
+def render_minimax_m2(prose: str, calls: Sequence[Call]) -> str:
+    """MiniMax-M2: `<minimax:tool_call>\n<invoke name="NAME">\n<parameter name="K">V</parameter>\n...</invoke>\n</minimax:tool_call>`."""
+    if not calls:
+        return prose
+    invokes = "".join(
+        '<invoke name="%s">\n%s</invoke>\n' % (n, "".join(
+            '<parameter name="%s">%s</parameter>\n' % (k, _glm_value(v)) for k, v in a.items()))
+        for n, a in calls)
+    return (prose + "\n" if prose else "") + "<minimax:tool_call>\n" + invokes + "</minimax:tool_call>"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
+    "qwen3_coder": render_qwen3_coder,
+    "minimax_m2": render_minimax_m2,
     "deepseekv3": render_deepseekv3,
     "deepseekv31": render_deepseekv31,
     "deepseekv32": _dsml("function_calls", "invoke", "parameter"),
@@ -263,6 +296,8 @@ BURST_CALLS: List[Call] = [
 _GLM_TOKENS = ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>")
 _DS_TOKENS = (_DS_CALLS_BEGIN, _DS_CALLS_END, _DS_CALL_BEGIN, _DS_CALL_END, _DS_SEP)
 SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
+    "qwen3_coder": ("<tool_call>", "</tool_call>"),
+    "minimax_m2": ("<minimax:tool_call>", "</minimax:tool_call>"),
     "qwen25": ("<tool_call>", "</tool_call>"),
     "hermes": ("<tool_call>", "</tool_call>"),
     "glm45": _GLM_TOKENS,
@@ -372,6 +407,23 @@ def render_case(scenario: Scenario, fmt: str, chunk: int = 4, renderer: Optional
         chunks = fixed_chunks(text, chunk, tokens)
     expected = [(n, _dumps(a)) for n, a in scenario.calls]
     return Case(scenario, fmt, text, chunks, expected, scenario.prose)
+
+
+def argument_end(case: Case) -> Optional[int]:
+    """For a case with one large string argument (args<N>k): the character
+    offset in case.text just past the argument's last character, i.e. where
+    its closing tag (or the JSON's closing quote) begins. None otherwise."""
+    if not case.key.startswith("args") or not case.scenario.calls:
+        return None
+    content = case.scenario.calls[-1][1].get("content")
+    if not isinstance(content, str) or not content:
+        return None
+    ends = []
+    for form in (content, json.dumps(content, ensure_ascii=False)[1:-1]):
+        i = case.text.rfind(form[-32:])
+        if i >= 0:
+            ends.append(i + len(form[-32:]))
+    return max(ends) if ends else None
 
 
 def scenario_keys(mode: str) -> List[str]:

@@ -54,10 +54,16 @@ def _ok(side: Optional[Dict[str, Any]], key: str) -> str:
     return side.get(key) or "-"
 
 
+def _pct(side: Optional[Dict[str, Any]]) -> str:
+    """Share of a large argument streamed before its closing tag arrived."""
+    v = side.get("args_before_close") if side else None
+    return "-" if v is None else "%.0f%%" % (100 * v)
+
+
 def bench_table(report: Dict[str, Any]) -> str:
     headers = ["format", "scenario", "bytes", "chunks", "native", "sglang", "floor", "standalone",
-               "sglang/native", "native/floor", "calls nat/sgl/sa", "text nat/sgl/sa"]
-    right = [False, False, True, True, True, True, True, True, True, True, False, False]
+               "sglang/native", "native/floor", "calls nat/sgl/sa", "text nat/sgl/sa", "args before close nat/sgl"]
+    right = [False, False, True, True, True, True, True, True, True, True, False, False, False]
     rows = []
     for r in report["results"]:
         s = r["sides"]
@@ -68,6 +74,7 @@ def bench_table(report: Dict[str, Any]) -> str:
             fmt_x(r["ratios"]["sglang_over_native"]), fmt_x(r["ratios"]["native_over_floor"]),
             "/".join(_ok(s.get(k), "calls") for k in ("native", "sglang", "standalone")),
             "/".join(_ok(s.get(k), "text") for k in ("native", "sglang", "standalone")),
+            "/".join(_pct(s.get(k)) for k in ("native", "sglang")),
         ])
     return table(headers, rows, right)
 
@@ -102,6 +109,8 @@ def print_bench(report: Dict[str, Any], out) -> None:
         "" if report.get("split_markers") else ", special tokens (<tool_call>, ...) never split"), file=out)
     print("native = <name>_native through FunctionCallParser.parse_stream_chunk; sglang = the builtin detector; "
           "floor = a detector returning an empty result; standalone = StreamParser.feed.", file=out)
+    print("args before close: share of a large argument a client has received before the chunk that "
+          "carries its closing tag.", file=out)
     print("calls/text: ok = equal to the ground truth, json = same decoded arguments, "
           "ws = equal but for surrounding whitespace, diff = different.", file=out)
     print(file=out)

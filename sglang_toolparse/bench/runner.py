@@ -173,6 +173,7 @@ def measure(side: Side, chunks: Sequence[str], policy: Policy,
             w, c, _ = run_stream(side, chunks, collect=False)
             times.append((w, c))
             spent += w
+    measure.last_outputs = outputs  # type: ignore[attr-defined]  # for args_before_close
     n = max(1, len(chunks))
     sel = [t[CLOCKS.index(clock)] for t in times]
     tmin, tmed = min(sel), statistics.median(sel)
@@ -196,6 +197,10 @@ def measure_case(side: Side, case: corpus.Case, policy: Policy, clock: str = "wa
         stats, text, calls = measure(side, case.chunks, policy, clock)
     except Exception as e:  # a detector crashing on the corpus is a result too
         return {"error": "%s: %s" % (type(e).__name__, e)}
+    before = args_before_close(side.kind, getattr(measure, "last_outputs", None) or [], case)
+    measure.last_outputs = None  # type: ignore[attr-defined]
+    if before is not None:
+        stats["args_before_close"] = before
     stats["calls"] = compare_calls(calls, case.expected_calls)
     stats["text"] = compare_text(text, case.expected_text)
     stats["n_calls"] = len(calls)
@@ -204,6 +209,27 @@ def measure_case(side: Side, case: corpus.Case, policy: Policy, clock: str = "wa
     if stats["text"] != "ok":
         stats["text_got"] = _clip(text)
     return stats
+
+
+def args_before_close(kind: str, outputs: Sequence[Any], case: corpus.Case) -> Optional[float]:
+    """Share (0..1) of the argument bytes a side had streamed before the
+    chunk that carries the end of the case's large argument (its closing
+    tag): what a client has received while the model is still writing it.
+    None for cases without one large argument."""
+    end = corpus.argument_end(case)
+    if end is None or not case.expected_calls:
+        return None
+    total = len(case.expected_calls[-1][1].encode("utf-8"))
+    got, pos = 0, 0
+    for chunk, out in zip(case.chunks, outputs):
+        pos += len(chunk)
+        if pos > end:
+            break
+        if kind == "standalone":
+            got += sum(len(ev.delta.encode("utf-8")) for ev in out if type(ev) is ArgsDelta)
+        else:
+            got += sum(len((it.parameters or "").encode("utf-8")) for it in (out[1] or ()))
+    return min(1.0, got / total) if total else None
 
 
 def _clip(s: str, n: int = 400) -> str:

@@ -1,0 +1,572 @@
+/* XML-parameter formats: Qwen3-Coder / Qwen3.5 ("qwen3_coder") and
+ * MiniMax-M2 / M2.1 / M2.5 ("minimax_m2"), one engine, tags as data.
+ *
+ *   qwen3_coder:  <tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>\n
+ *                 ...</function>\n</tool_call>
+ *   minimax_m2:   <minimax:tool_call>\n<invoke name="NAME">\n<parameter name="KEY">VALUE</parameter>\n
+ *                 ...</invoke>\n<invoke ...>...</invoke>\n</minimax:tool_call>
+ *
+ * Both are a block (block_open ... block_close) of one or more invokes
+ * (invoke_open NAME name_end ... invoke_close), each a list of parameters
+ * (param_open KEY key_end VALUE value_end). The spellings are rows of
+ * SPELLINGS below; one state machine reads them all.
+ *
+ * What the chat templates write, and what is read:
+ *  - Values: strings raw, everything else as text (qwen3_coder: mappings
+ *    and lists as JSON, other scalars with Jinja's `string`, so `True`,
+ *    `3.25`, `None`; minimax_m2: `tojson`). qwen3_coder's template puts a
+ *    newline after <parameter=KEY> and before </parameter>: one of each is
+ *    dropped (SGLang's Qwen3CoderDetector drops the same). minimax_m2's
+ *    template adds none, so none is dropped.
+ *  - A value ends at its closing tag; as in SGLang's regexes, a closing tag
+ *    of an enclosing element also ends it (qwen3_coder also ends it at the
+ *    next <parameter=). Inside an invoke, anything else between tags is
+ *    ignored; after an invoke, non-blank bytes before the block's end tag
+ *    are prose (a block left open before the model went on writing). A
+ *    missing closing tag of the invoke or block is tolerated.
+ *  - A block opener followed (after blanks) by anything but an invoke
+ *    opener is not a call: it is text, byte for byte.
+ *
+ * What streams and what is held:
+ *  - The call is announced (CallStart) once its body has begun well-formed:
+ *    at the first complete parameter opening tag, or at the invoke's end
+ *    for a call without parameters. The name is validated there.
+ *  - A parameter that is not declared non-string (declared string, not
+ *    declared, undeclared tool) is a string whose only other reading is
+ *    `null` (both detectors map the text "null", any case, to null). It
+ *    is held while it can still be that word (at most 4 bytes), then
+ *    streams as JSON string content as it is generated; only a possible
+ *    partial closing tag (and qwen3_coder's template newline) is held back.
+ *  - Every other value is held (bounded by lim.max_buffer) until it closes
+ *    and handed over whole as one TP_EV_RAW_VALUE event (hand_over(), the
+ *    one place that decides this): the binding types it with the family's
+ *    rules (sglang_toolparse/xml_types.py) and puts the JSON text in the
+ *    event's place in the argument stream.
+ *  - Errors (unknown tool, over-long name/key/value) drop the call and keep
+ *    reading its structure, so the end of the call and everything after it
+ *    are found the same way for every chunking; the end of the stream inside
+ *    a call is an "unterminated" error.
+ * Each byte is examined once; state held between feeds is bounded. */
+#include <string.h>
+
+#include "tp_internal.h"
+
+enum {
+    M_TEXT,   /* prose; looking for block_open */
+    M_OPEN,   /* after block_open: blanks, then invoke_open or it is text */
+    M_BLOCK,  /* inside a block, between invokes */
+    M_NAME,   /* tool name, up to name_end */
+    M_INV,    /* inside an invoke, between parameters */
+    M_KEY,    /* parameter name, up to key_end */
+    M_VALUE,  /* parameter value, up to a value end tag */
+};
+enum { VK_DROP, VK_RAW, VK_HOLD, VK_STREAM };
+/* what a value's end tag does */
+enum { A_PARAM_END, A_PARAM_NEXT, A_INVOKE_END, A_BLOCK_END };
+/* markers of inv_m / block_m, by index */
+enum { I_PARAM, I_INVOKE_END, I_BLOCK_END, I_INVOKE, I_BLOCK };
+enum { B_INVOKE, B_BLOCK_END, B_BLOCK };
+
+#define MAX_VALUE_END 8
+
+typedef struct {
+    const tp_format *fmt;
+    const char *block_open, *block_close;
+    const char *invoke_open, *name_end, *invoke_close;
+    const char *param_open, *key_end;
+    const char *value_end[MAX_VALUE_END];
+    uint8_t value_act[MAX_VALUE_END];
+    uint8_t nvalue_end;
+    uint8_t trim_nl; /* one newline after the value's opening tag is the template's */
+    tp_matcher text_m, block_m, name_m, inv_m, key_m, value_m;
+} xml_spelling;
+
+static xml_spelling SPELLINGS[] = {
+    {
+        .fmt = &tp_fmt_qwen3_coder,
+        .block_open = "<tool_call>", .block_close = "</tool_call>",
+        .invoke_open = "<function=", .name_end = ">", .invoke_close = "</function>",
+        .param_open = "<parameter=", .key_end = ">",
+        /* "\n" + tag first: the newline before a closing tag is the template's */
+        .value_end = {"\n</parameter>", "</parameter>", "\n<parameter=", "<parameter=",
+                      "\n</function>", "</function>", "\n</tool_call>", "</tool_call>"},
+        .value_act = {A_PARAM_END, A_PARAM_END, A_PARAM_NEXT, A_PARAM_NEXT, A_INVOKE_END,
+                      A_INVOKE_END, A_BLOCK_END, A_BLOCK_END},
+        .nvalue_end = 8,
+        .trim_nl = 1,
+    },
+    {
+        .fmt = &tp_fmt_minimax_m2,
+        .block_open = "<minimax:tool_call>", .block_close = "</minimax:tool_call>",
+        .invoke_open = "<invoke name=\"", .name_end = "\">", .invoke_close = "</invoke>",
+        .param_open = "<parameter name=\"", .key_end = "\">",
+        .value_end = {"</parameter>", "</invoke>", "</minimax:tool_call>"},
+        .value_act = {A_PARAM_END, A_INVOKE_END, A_BLOCK_END},
+        .nvalue_end = 3,
+        .trim_nl = 0,
+    },
+};
+#define NSPELLINGS (sizeof(SPELLINGS) / sizeof(SPELLINGS[0]))
+
+int tp_fmt_xmlparam_init(void)
+{
+    for (size_t i = 0; i < NSPELLINGS; i++) {
+        xml_spelling *s = &SPELLINGS[i];
+        const char *text_p[] = {s->block_open};
+        const char *block_p[] = {s->invoke_open, s->block_close, s->block_open};
+        const char *name_p[] = {s->name_end};
+        const char *inv_p[] = {s->param_open, s->invoke_close, s->block_close, s->invoke_open,
+                               s->block_open};
+        const char *key_p[] = {s->key_end};
+        if (tp_matcher_build(&s->text_m, text_p, 1) || tp_matcher_build(&s->block_m, block_p, 3) ||
+            tp_matcher_build(&s->name_m, name_p, 1) || tp_matcher_build(&s->inv_m, inv_p, 5) ||
+            tp_matcher_build(&s->key_m, key_p, 1) ||
+            tp_matcher_build(&s->value_m, s->value_end, s->nvalue_end))
+            return -1;
+    }
+    return 0;
+}
+
+static const xml_spelling *spelling(const tp_parser *p)
+{
+    for (size_t i = 1; i < NSPELLINGS; i++)
+        if (SPELLINGS[i].fmt == p->fmt)
+            return &SPELLINGS[i];
+    return &SPELLINGS[0];
+}
+
+/* ---- argument output ---- */
+
+static void args_lit(tp_parser *p, const char *s)
+{
+    if (!p->discard)
+        tp_ev_args(p, (const uint8_t *)s, strlen(s));
+}
+
+static void args_esc(tp_parser *p, const uint8_t *s, size_t n)
+{
+    size_t start = p->out.len;
+    if (tp_json_escape_append(&p->out, s, n)) {
+        p->oom = 1;
+        return;
+    }
+    tp_ev_args_from(p, start);
+}
+
+/* ---- call lifecycle ---- */
+
+/* An error inside the invoke: report it (naming the call if it was
+ * announced) and drop the call; its structure is still read to its end. */
+static void fail(tp_parser *p, int code, uint64_t off)
+{
+    if (!p->discard)
+        tp_call_fail(p, code, off);
+    p->discard = 1;
+    p->vkind = VK_DROP;
+    tp_buf_clear(&p->pending);
+}
+
+/* The announce point: the body has begun well-formed. p->have_args marks
+ * that it was reached (whether the call opened or was refused). */
+static void announce(tp_parser *p)
+{
+    if (p->have_args)
+        return;
+    p->have_args = 1;
+    if (p->discard)
+        return;
+    if (tp_call_open(p, p->name.data, p->name.len, p->call_off))
+        tp_call_announce(p);
+    else
+        p->discard = 1; /* reported; the call is read to its end and dropped */
+}
+
+static void invoke_begins(tp_parser *p, uint64_t off)
+{
+    tp_text_call_starts(p);
+    p->mode = M_NAME;
+    p->node = 0;
+    p->call_off = off;
+    p->discard = 0;
+    p->have_args = 0;
+    p->first = 1;
+    p->tool_id = -1;
+    p->vkind = VK_DROP;
+    tp_buf_clear(&p->name);
+    tp_buf_clear(&p->key);
+    tp_buf_clear(&p->pending);
+}
+
+static void end_invoke(tp_parser *p)
+{
+    announce(p); /* a call without parameters is announced at its end */
+    if (!p->discard) {
+        args_lit(p, p->first ? "{}" : "}");
+        tp_call_close(p);
+    } else {
+        p->after_call = 1;
+    }
+    p->discard = 0;
+    tp_buf_clear(&p->pending);
+    tp_buf_shrink(&p->pending, 1u << 16);
+}
+
+static void start_block(tp_parser *p)
+{
+    p->mode = M_OPEN;
+    p->fstate = 0; /* bytes of invoke_open matched */
+    tp_buf_clear(&p->pending);
+}
+
+/* A block opener that turned out not to start a call: it, the blanks after
+ * it and the matched part of an invoke opener are text, scanned as text. */
+static void not_a_call(tp_parser *p, const xml_spelling *sp)
+{
+    int match;
+    p->mode = M_TEXT;
+    p->node = 0;
+    tp_text(p, (const uint8_t *)sp->block_open, strlen(sp->block_open));
+    tp_text(p, p->pending.data, p->pending.len);
+    tp_buf_clear(&p->pending);
+    /* an invoke opener prefix cannot hold a whole block opener: no match */
+    tp_scan_text(p, &sp->text_m, (const uint8_t *)sp->invoke_open, p->fstate, &match);
+    p->fstate = 0;
+}
+
+static size_t open_bytes(tp_parser *p, const xml_spelling *sp, const uint8_t *s, size_t n,
+                         uint64_t off)
+{
+    const char *io = sp->invoke_open;
+    size_t iol = strlen(io);
+    size_t i = 0;
+    while (i < n) {
+        if (p->fstate == 0 && tp_is_ws(s[i])) {
+            size_t k = i;
+            while (k < n && tp_is_ws(s[k]))
+                k++;
+            if (p->pending.len + (k - i) > TP_WS_HOLD_MAX ||
+                tp_buf_append(&p->pending, s + i, k - i)) {
+                not_a_call(p, sp); /* a blank run too long to be formatting */
+                return i;
+            }
+            i = k;
+            continue;
+        }
+        if ((uint8_t)io[p->fstate] != s[i]) {
+            not_a_call(p, sp);
+            return i; /* the deciding byte is scanned again as text */
+        }
+        i++;
+        if (++p->fstate == iol) {
+            invoke_begins(p, off + i - iol);
+            return i;
+        }
+    }
+    return n;
+}
+
+/* ---- names and keys ---- */
+
+static int is_blank(uint8_t c) { return tp_is_ws(c) || c == '\v' || c == '\f'; }
+
+static void strip(tp_buf *b)
+{
+    size_t a = 0;
+    while (a < b->len && is_blank(b->data[a]))
+        a++;
+    while (b->len > a && is_blank(b->data[b->len - 1]))
+        b->len--;
+    if (a) {
+        memmove(b->data, b->data + a, b->len - a);
+        b->len -= a;
+    }
+}
+
+/* stream offset of the byte that crosses b's limit when n bytes that start
+ * at stream offset `off` are appended (errors do not depend on chunking) */
+static uint64_t limit_at(const tp_buf *b, uint64_t off, size_t n)
+{
+    size_t room = b->limit > b->len ? b->limit - b->len : 0;
+    return off + (room < n ? room : n);
+}
+
+static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    if (!p->discard && tp_buf_append(&p->name, s, n))
+        fail(p, TP_ERR_BAD_NAME, limit_at(&p->name, off, n));
+}
+
+static void name_done(tp_parser *p)
+{
+    p->mode = M_INV;
+    if (p->discard)
+        return;
+    strip(&p->name);
+    if (p->name.len == 0) {
+        fail(p, TP_ERR_BAD_NAME, p->call_off); /* where the invoke began */
+        return;
+    }
+    p->tool_id = tp_parser_find_tool(p, p->name.data, p->name.len);
+}
+
+static void key_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    if (!p->discard && tp_buf_append(&p->key, s, n))
+        fail(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->key, off, n));
+}
+
+/* ---- values ---- */
+
+/* The one handoff of a value the core does not type itself: key bytes then
+ * the raw value, offset = key length (the binding types it). */
+static void hand_over(tp_parser *p)
+{
+    size_t start = p->out.len;
+    if (tp_buf_append(&p->out, p->key.data, p->key.len) ||
+        tp_buf_append(&p->out, p->pending.data, p->pending.len)) {
+        p->oom = 1;
+        return;
+    }
+    tp_ev_mark(p, TP_EV_RAW_VALUE, p->cur, start);
+    if (!p->oom)
+        p->ev[p->nev - 1].offset = p->key.len;
+}
+
+static void value_open(tp_parser *p, const xml_spelling *sp)
+{
+    p->mode = M_VALUE;
+    p->fstate = sp->trim_nl; /* 1: a leading newline is still to be dropped */
+    tp_buf_clear(&p->pending);
+    if (!p->discard)
+        strip(&p->key);
+    announce(p);
+    if (p->discard) {
+        p->vkind = VK_DROP;
+        return;
+    }
+    args_lit(p, p->first ? "{\"" : ", \"");
+    p->first = 0;
+    args_esc(p, p->key.data, p->key.len);
+    args_lit(p, "\": ");
+    int kind = tp_parser_param_kind(p, p->tool_id, p->key.data, p->key.len);
+    p->vkind = kind == TP_PARAM_OTHER ? VK_RAW : VK_HOLD;
+}
+
+static void hold(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    if (tp_buf_append(&p->pending, s, n))
+        fail(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, off, n));
+}
+
+/* a string value that can no longer be the word null: stream it */
+static void commit_stream(tp_parser *p, const uint8_t *s, size_t n)
+{
+    args_lit(p, "\"");
+    args_esc(p, p->pending.data, p->pending.len);
+    args_esc(p, s, n);
+    tp_buf_clear(&p->pending);
+    p->vkind = VK_STREAM;
+}
+
+static void hold_string(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    static const char NUL_WORD[] = "null";
+    for (size_t i = 0; i < n; i++) {
+        size_t j = p->pending.len + i;
+        uint8_t c = s[i] >= 'A' && s[i] <= 'Z' ? (uint8_t)(s[i] + 32) : s[i];
+        if (j >= 4 || c != (uint8_t)NUL_WORD[j]) {
+            commit_stream(p, s, n);
+            return;
+        }
+    }
+    hold(p, s, n, off);
+}
+
+static void value_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    if (n && p->fstate) {
+        p->fstate = 0;
+        if (s[0] == '\n') { /* the template's newline after the opening tag */
+            s++;
+            n--;
+            off++;
+        }
+    }
+    if (n == 0)
+        return;
+    switch (p->vkind) {
+    case VK_DROP:
+        break;
+    case VK_STREAM:
+        args_esc(p, s, n);
+        break;
+    case VK_RAW:
+        hold(p, s, n, off);
+        break;
+    case VK_HOLD:
+        hold_string(p, s, n, off);
+        break;
+    }
+}
+
+static void value_close(tp_parser *p)
+{
+    if (p->vkind == VK_STREAM)
+        args_lit(p, "\"");
+    else if (p->vkind == VK_RAW || p->vkind == VK_HOLD)
+        hand_over(p);
+    p->vkind = VK_DROP;
+    tp_buf_clear(&p->pending);
+    tp_buf_shrink(&p->pending, 1u << 16);
+}
+
+/* Bytes between a call's end and the block's end tag: the template puts
+ * only blanks there; anything else is prose the model wrote after its last
+ * call without closing the block, and is kept (p->fstate: prose began). */
+static void block_text(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    (void)off;
+    if (!p->fstate) {
+        while (n && tp_is_ws(*s)) {
+            s++;
+            n--;
+        }
+        if (!n)
+            return;
+        p->fstate = 1;
+    }
+    tp_text(p, s, n);
+}
+
+/* ---- scanning ---- */
+
+/* Scans s[0:n) with m; non-marker bytes (including held-back bytes that
+ * turned out to be content) go to `sink` (NULL: ignored). */
+typedef void (*sink_fn)(tp_parser *p, const uint8_t *s, size_t n, uint64_t off);
+
+static size_t scan(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n, int *match,
+                   sink_fn sink, uint64_t off)
+{
+    tp_scan_res r;
+    size_t hl = 0;
+    const uint8_t *held = tp_matcher_path(m, p->node, &hl); /* static marker text */
+    tp_matcher_scan(m, &p->node, s, n, &r);
+    if (sink) {
+        if (r.held_text)
+            sink(p, held, r.held_text, off - hl); /* held bytes came before this chunk */
+        if (r.text_len)
+            sink(p, s, r.text_len, off);
+    }
+    *match = r.match;
+    return r.consumed;
+}
+
+static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
+{
+    const xml_spelling *sp = spelling(p);
+    size_t i = 0;
+    while (i < n && !p->oom) {
+        uint64_t off = p->base + i;
+        int match;
+        switch (p->mode) {
+        case M_TEXT:
+            i += tp_scan_text(p, &sp->text_m, s + i, n - i, &match);
+            if (match == 0)
+                start_block(p);
+            break;
+        case M_OPEN:
+            i += open_bytes(p, sp, s + i, n - i, off);
+            break;
+        case M_BLOCK:
+            i += scan(p, &sp->block_m, s + i, n - i, &match, block_text, off);
+            if (match == B_INVOKE) {
+                invoke_begins(p, p->base + i - strlen(sp->invoke_open));
+            } else if (match == B_BLOCK_END) {
+                p->mode = M_TEXT;
+            } else if (match == B_BLOCK) {
+                start_block(p);
+            }
+            break;
+        case M_NAME:
+            i += scan(p, &sp->name_m, s + i, n - i, &match, name_bytes, off);
+            if (match == 0)
+                name_done(p);
+            break;
+        case M_INV:
+            i += scan(p, &sp->inv_m, s + i, n - i, &match, NULL, off);
+            if (match == I_PARAM) {
+                p->mode = M_KEY;
+                tp_buf_clear(&p->key);
+            } else if (match >= 0) {
+                end_invoke(p);
+                p->mode = match == I_INVOKE_END ? M_BLOCK : M_TEXT;
+                p->fstate = 0;
+                if (match == I_INVOKE)
+                    invoke_begins(p, p->base + i - strlen(sp->invoke_open));
+                else if (match == I_BLOCK)
+                    start_block(p);
+            }
+            break;
+        case M_KEY:
+            i += scan(p, &sp->key_m, s + i, n - i, &match, key_bytes, off);
+            if (match == 0)
+                value_open(p, sp);
+            break;
+        case M_VALUE:
+            i += scan(p, &sp->value_m, s + i, n - i, &match, value_bytes, off);
+            if (match < 0)
+                break;
+            value_close(p);
+            switch (sp->value_act[match]) {
+            case A_PARAM_END:
+                p->mode = M_INV;
+                break;
+            case A_PARAM_NEXT:
+                p->mode = M_KEY;
+                tp_buf_clear(&p->key);
+                break;
+            case A_INVOKE_END:
+                end_invoke(p);
+                p->mode = M_BLOCK;
+                p->fstate = 0;
+                break;
+            default:
+                end_invoke(p);
+                p->mode = M_TEXT;
+                break;
+            }
+            break;
+        }
+    }
+}
+
+static void xml_finish(tp_parser *p)
+{
+    const xml_spelling *sp = spelling(p);
+    switch (p->mode) {
+    case M_TEXT:
+        tp_release_held(p, &sp->text_m);
+        break;
+    case M_OPEN: /* a block opener that started no call: text */
+        not_a_call(p, sp);
+        tp_release_held(p, &sp->text_m);
+        break;
+    case M_BLOCK: /* the calls are complete; a partial tag is markup, or prose after prose */
+        if (p->fstate)
+            tp_release_held(p, &sp->block_m);
+        p->node = 0;
+        break;
+    default: /* end of stream inside an invoke */
+        p->node = 0;
+        if (p->cur >= 0 && !p->discard)
+            tp_call_unterminated(p);
+        else if (!p->discard)
+            tp_ev_error(p, TP_ERR_UNTERMINATED, p->base, -1, p->name.data, p->name.len);
+        p->after_call = 1;
+        break;
+    }
+    tp_text_finish(p);
+}
+
+const tp_format tp_fmt_qwen3_coder = {"qwen3_coder", xml_feed, xml_finish};
+const tp_format tp_fmt_minimax_m2 = {"minimax_m2", xml_feed, xml_finish};

@@ -1,0 +1,479 @@
+"""Schema typing of Qwen3-Coder and MiniMax-M2 parameter values, without SGLang.
+
+Both families write every parameter value as text whose JSON type comes from
+the tool's schema. These are SGLang's rules (sglang 0.5.23,
+srt/function_call/qwen3_coder_detector.py, minimax_m2.py, utils.py;
+Apache-2.0), written as tables so they port to rows of a C table, with the
+differences the chat templates call for (docs/PARSERS.md, "Qwen3-Coder /
+MiniMax-M2"):
+
+- A value SGLang would type as NaN or Infinity (not JSON) stays its text.
+- qwen3_coder: the template writes a None argument with Jinja's `string`,
+  i.e. `None`; a non-string parameter whose value is exactly `None` is null
+  (SGLang: the string "None").
+- minimax_m2: the template writes None as `null` (tojson) and strings raw,
+  so a schema that allows null makes only the text `null` null (SGLang:
+  every value of such a parameter is null, e.g. an Optional[str] is always
+  null), and a string parameter's `None` / `nil` stay strings.
+
+The C core streams a value of a string parameter itself (held only while it
+may still be the word `null`) and hands every other value over raw;
+`XmlConverter` turns such a value into JSON text (csrc/fmt_xmlparam.c).
+"""
+from __future__ import annotations
+
+import ast
+import json
+import math
+import re
+import threading
+import warnings
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+Schemas = Sequence[Tuple[str, Any]]  # (tool name, parameters schema or None)
+
+# ------------------------------------------------------------ the tables
+
+# Qwen3-Coder: the schema gives one type name (SGLang's
+# infer_type_from_json_schema, lower-cased; none: "string"); the first row
+# whose test matches it gives the conversion. No row: "literal".
+QWEN_TYPE_RULES: Tuple[Tuple[str, Tuple[str, ...], str], ...] = (
+    # (test, type names, conversion)
+    ("equals", ("string", "str", "text", "varchar", "char", "enum"), "string"),
+    ("prefix", ("int", "uint", "long", "short", "unsigned"), "integer"),
+    ("prefix", ("num", "float"), "number"),
+    ("equals", ("boolean", "bool", "binary"), "boolean"),
+    ("equals", ("object", "array", "arr"), "json"),
+    ("prefix", ("dict", "list"), "json"),
+)
+QWEN_FALLBACK = "literal"
+# Conversions tried after a failed one (SGLang: a mapping that is not JSON
+# is tried with ast.literal_eval).
+QWEN_THEN: Dict[str, str] = {"json": "literal"}
+
+# MiniMax-M2: the schema gives a set of type names (SGLang's
+# _extract_types_from_schema: `type`, `enum` values, anyOf/oneOf/allOf);
+# they are tried in this order, the first conversion that succeeds wins;
+# if none does, FALLBACK.
+MINIMAX_PRIORITY: Tuple[Tuple[str, str], ...] = (
+    # (type name, conversion)
+    ("integer", "integer"), ("int", "integer"),
+    ("number", "number"), ("float", "number"),
+    ("boolean", "boolean"), ("bool", "boolean"),
+    ("object", "json"), ("array", "json"),
+    ("string", "string"), ("str", "string"), ("text", "string"),
+)
+MINIMAX_FALLBACK = "json_or_string"
+MINIMAX_STRING_TYPES = frozenset(("string", "str", "text"))
+
+# Words read as null, compared case-insensitively (a value equal to one of
+# them is null before any conversion), per family and kind of parameter.
+NULL_WORDS: Dict[Tuple[str, str], Tuple[str, ...]] = {
+    ("qwen3_coder", "string"): ("null",),
+    ("qwen3_coder", "other"): ("null",),
+    ("minimax_m2", "string"): ("null",),
+    ("minimax_m2", "other"): ("null", "none", "nil"),
+}
+# Exact spellings read as null, from the templates (case-sensitive).
+TEMPLATE_NULL: Dict[Tuple[str, str], Tuple[str, ...]] = {
+    ("qwen3_coder", "other"): ("None",),  # Jinja `string` of None
+}
+BOOLEAN_WORDS: Dict[str, Tuple[Tuple[str, ...], Tuple[str, ...], bool]] = {
+    # family: (true words, false words, strip first), lower-cased;
+    # qwen3_coder reads anything not true as false
+    "qwen3_coder": (("true",), (), False),
+    "minimax_m2": (("true", "1", "yes", "on"), ("false", "0", "no", "off"), True),
+}
+ENUM_VALUE_TYPES: Tuple[Tuple[type, str], ...] = (
+    # JSON type of an enum value (bool before int: a bool is an int)
+    (type(None), "null"), (bool, "boolean"), (int, "integer"), (float, "number"),
+    (str, "string"), (list, "array"), (dict, "object"),
+)
+
+# ------------------------------------------------------------ conversions
+
+
+class _Fail(Exception):
+    """A conversion does not apply: try the next one."""
+
+
+_ast_lock = threading.Lock()
+
+
+def _literal(raw: str) -> Any:
+    try:
+        with _ast_lock, warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=SyntaxWarning)
+            warnings.filterwarnings("ignore", category=DeprecationWarning)
+            return ast.literal_eval(raw)
+    except Exception as e:  # ValueError, SyntaxError, MemoryError, RecursionError...
+        raise _Fail from e
+
+
+def _integer(raw: str) -> Any:
+    try:
+        return int(raw)
+    except (ValueError, TypeError) as e:
+        raise _Fail from e
+
+
+def _finite(f: float) -> float:
+    if math.isinf(f) or math.isnan(f):
+        raise _Fail  # not JSON
+    return f
+
+
+def _qwen_number(raw: str) -> Any:
+    try:
+        f = _finite(float(raw))
+    except (ValueError, TypeError) as e:
+        raise _Fail from e
+    # written without "." or "e" and integral: an integer
+    if not ("." in raw or "e" in raw.lower()) and f.is_integer():
+        return int(f)
+    return f
+
+
+def _minimax_number(raw: str) -> Any:
+    try:
+        f = _finite(float(raw))
+    except (ValueError, TypeError) as e:
+        raise _Fail from e
+    return int(f) if f.is_integer() else f
+
+
+def _boolean(family: str) -> Callable[[str], Any]:
+    true_words, false_words, strip = BOOLEAN_WORDS[family]
+
+    def convert(raw: str) -> Any:
+        v = raw.lower().strip() if strip else raw.lower()
+        if v in true_words:
+            return True
+        if v in false_words or not false_words:
+            return False
+        raise _Fail
+
+    return convert
+
+
+def _json(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as e:
+        raise _Fail from e
+
+
+CONVERSIONS: Dict[str, Dict[str, Callable[[str], Any]]] = {
+    "qwen3_coder": {
+        "string": lambda raw: raw,
+        "integer": _integer,
+        "number": _qwen_number,
+        "boolean": _boolean("qwen3_coder"),
+        "json": _json,
+        "literal": _literal,
+    },
+    "minimax_m2": {
+        "string": lambda raw: raw,
+        "integer": _integer,
+        "number": _minimax_number,
+        "boolean": _boolean("minimax_m2"),
+        "json": _json,
+    },
+}
+
+# ------------------------------------------------------------ schemas
+
+
+def get_schema_properties(schema: Any) -> Dict[str, Any]:
+    """Top-level properties, descending into anyOf/oneOf/allOf branches
+    when there are none (SGLang's utils.get_schema_properties)."""
+    if not isinstance(schema, dict):
+        return {}
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        return properties
+    merged: Dict[str, Any] = {}
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        branches = schema.get(keyword)
+        if isinstance(branches, list):
+            for branch in branches:
+                for key, value in get_schema_properties(branch).items():
+                    merged.setdefault(key, value)
+    return merged
+
+
+def _enum_types(values: list) -> List[str]:
+    out = []
+    for v in values:
+        for py, name in ENUM_VALUE_TYPES:
+            if isinstance(v, py):
+                out.append(name)
+                break
+    return out
+
+
+def infer_type(schema: Any) -> Optional[str]:
+    """SGLang's utils.infer_type_from_json_schema (Qwen3-Coder)."""
+    if not isinstance(schema, dict):
+        return None
+    if "type" in schema:
+        t = schema["type"]
+        if isinstance(t, str):
+            return t
+        if isinstance(t, list) and t:
+            non_null = [x for x in t if x != "null"]
+            return non_null[0] if non_null else "string"
+    if "anyOf" in schema or "oneOf" in schema:
+        branches = schema.get("anyOf") or schema.get("oneOf")
+        if isinstance(branches, list):
+            types = [x for x in (infer_type(b) for b in branches) if x]
+            if types:
+                if len(set(types)) == 1:
+                    return types[0]
+                if len(set(types)) == 2 and "null" in types:
+                    return [x for x in types if x != "null"][0]
+                return "string" if "string" in types else types[0]
+    if "enum" in schema and isinstance(schema["enum"], list):
+        kinds = set(_enum_types(schema["enum"]))
+        return kinds.pop() if len(kinds) == 1 else "string"
+    if "allOf" in schema and isinstance(schema["allOf"], list):
+        for branch in schema["allOf"]:
+            t = infer_type(branch)
+            if t and t != "string":
+                return t
+        return "string"
+    if "properties" in schema:
+        return "object"
+    if "items" in schema:
+        return "array"
+    return None
+
+
+def extract_types(schema: Any) -> List[str]:
+    """SGLang's MinimaxM2Detector._extract_types_from_schema."""
+    if not isinstance(schema, dict):
+        return ["string"]
+    types = set()
+    t = schema.get("type")
+    if isinstance(t, str):
+        types.add(t)
+    elif isinstance(t, list):
+        types.update(x for x in t if isinstance(x, str))
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        types.update(_enum_types(schema["enum"]))
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        if isinstance(schema.get(keyword), list):
+            for branch in schema[keyword]:
+                types.update(extract_types(branch))
+    return sorted(types) if types else ["string"]
+
+
+def _qwen_conversion(type_name: str) -> str:
+    for test, names, conversion in QWEN_TYPE_RULES:
+        if test == "equals" and type_name in names:
+            return conversion
+        if test == "prefix" and type_name.startswith(names):
+            return conversion
+    return QWEN_FALLBACK
+
+
+class _Param:
+    """How one parameter's values are typed, compiled from the tables: the
+    words read as null and the conversions to try, in order."""
+
+    __slots__ = ("kind", "nulls", "exact_nulls", "chain", "fallback")
+
+    def __init__(self, family: str, kind: str, chain: Tuple[str, ...], fallback: str):
+        self.kind = kind  # "string" (streams in the core) or "other"
+        self.nulls = frozenset(NULL_WORDS[(family, kind)])
+        self.exact_nulls = frozenset(TEMPLATE_NULL.get((family, kind), ()))
+        table = CONVERSIONS[family]
+        self.chain = tuple(table[name] for name in chain)
+        self.fallback = _json_or_text if fallback == "json_or_string" else _text
+
+
+def _text(raw: str) -> Any:
+    return raw
+
+
+def _json_or_text(raw: str) -> Any:
+    try:
+        return _json(raw)
+    except _Fail:
+        return raw
+
+
+def qwen_param(schema: Any) -> _Param:
+    t = infer_type(schema)
+    conversion = _qwen_conversion("string" if t is None else str(t).strip().lower())
+    if conversion == "string":
+        return _Param("qwen3_coder", "string", ("string",), "string")
+    chain = (conversion,) + ((QWEN_THEN[conversion],) if conversion in QWEN_THEN else ())
+    return _Param("qwen3_coder", "other", chain, "string")
+
+
+def minimax_param(schema: Any) -> _Param:
+    types = {t.lower() for t in extract_types(schema)} - {"null"}
+    if not types or types <= MINIMAX_STRING_TYPES:
+        return _Param("minimax_m2", "string", ("string",), "string")
+    chain = tuple(conv for name, conv in MINIMAX_PRIORITY if name in types)
+    return _Param("minimax_m2", "other", chain, MINIMAX_FALLBACK)
+
+
+def _first_params(tools: Schemas, family: str) -> Dict[str, Any]:
+    """tool name -> parameters schema, the first tool of a name (minimax_m2:
+    the first whose parameters are a dict)."""
+    out: Dict[str, Any] = {}
+    for name, params in tools:
+        if name in out:
+            continue
+        if family == "minimax_m2" and not isinstance(params, dict):
+            continue
+        out[name] = params
+    return out
+
+
+def _properties(family: str, params: Any) -> Dict[str, Any]:
+    if not isinstance(params, dict):
+        return {}
+    props = get_schema_properties(params)
+    if family == "qwen3_coder" and not props and "properties" not in params:
+        return params  # SGLang's _get_arguments_config does the same
+    return props
+
+
+# ------------------------------------------------------------ converter
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# one encoder: json.dumps with non-default options builds a new one per call
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+
+
+def _dumps(value: Any, raw: str) -> str:
+    # scalars without json.dumps (the common case, and the hot path)
+    t = type(value)
+    if t is int:
+        return str(value)
+    if t is bool:
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if t is float:
+        return repr(value) if value - value == 0 else json.dumps(raw, ensure_ascii=False)
+    try:
+        text = _ENCODER.encode(value)
+    except (TypeError, ValueError, RecursionError):  # a set, bytes, NaN...: the text
+        text = _ENCODER.encode(raw)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates stay escaped, as the core writes them
+        text = _SURROGATE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+    return text
+
+
+def convert(param: _Param, raw: str) -> Any:
+    """The typed value of `raw` for one parameter (a Python value)."""
+    if raw.lower() in param.nulls or raw in param.exact_nulls:
+        return None
+    for conversion in param.chain:
+        try:
+            return conversion(raw)
+        except _Fail:
+            continue
+    return param.fallback(raw)
+
+
+FAMILIES = {"qwen3_coder": qwen_param, "minimax_m2": minimax_param}
+_UNDECLARED = {fmt: param_of({"type": "string"}) for fmt, param_of in FAMILIES.items()}
+
+
+_COMPILED: Dict[Tuple[str, Tuple[Tuple[str, str], ...]], Dict[str, Dict[str, _Param]]] = {}
+_BY_ID: Dict[Any, Tuple[List[Tuple[str, Any]], Dict[str, Dict[str, _Param]]]] = {}
+_COMPILED_MAX = 256  # tool lists kept compiled (a server sees the same few again and again)
+_compiled_lock = threading.Lock()
+
+
+def compile_tools(fmt: str, tools: Schemas) -> Dict[str, Dict[str, _Param]]:
+    """tool name -> {parameter -> _Param}, cached by the tools' content
+    (name and repr of the parameters schema): a server parses many
+    responses against the same tool list."""
+    # the same list objects again (one request parsed chunk by chunk and at
+    # its end): found by identity, the objects kept alive by the cache entry
+    ident = (fmt, tuple((name, id(params)) for name, params in tools))
+    with _compiled_lock:
+        hit = _BY_ID.get(ident)
+    if hit is not None and all(a is b for (_, a), (_, b) in zip(hit[0], tools)):
+        return hit[1]
+    key = (fmt, tuple((name, repr(params)) for name, params in tools))
+    with _compiled_lock:
+        compiled = _COMPILED.get(key)
+    if compiled is not None:
+        _remember(ident, tools, compiled)
+        return compiled
+    param_of = FAMILIES[fmt]
+    compiled = {name: {k: param_of(v) for k, v in _properties(fmt, params).items()}
+                for name, params in _first_params(tools, fmt).items()}
+    with _compiled_lock:
+        if len(_COMPILED) >= _COMPILED_MAX:
+            _COMPILED.clear()
+        _COMPILED[key] = compiled
+    _remember(ident, tools, compiled)
+    return compiled
+
+
+def _remember(ident, tools: Schemas, compiled) -> None:
+    with _compiled_lock:
+        if len(_BY_ID) >= _COMPILED_MAX:
+            _BY_ID.clear()
+        _BY_ID[ident] = (list(tools), compiled)
+
+
+_KINDS: Dict[int, Tuple[Any, Dict[str, List[str]], Dict[str, List[str]]]] = {}
+
+
+def _kinds(compiled: Dict[str, Dict[str, _Param]]) -> Tuple[Dict[str, List[str]], Dict[str, List[str]]]:
+    """(string parameters, other parameters) by tool, once per compiled table."""
+    with _compiled_lock:
+        hit = _KINDS.get(id(compiled))
+    if hit is not None and hit[0] is compiled:
+        return hit[1], hit[2]
+    strings = {n: [k for k, p in ps.items() if p.kind == "string"] for n, ps in compiled.items()}
+    others = {n: [k for k, p in ps.items() if p.kind != "string"] for n, ps in compiled.items()}
+    with _compiled_lock:
+        if len(_KINDS) >= _COMPILED_MAX:
+            _KINDS.clear()
+        _KINDS[id(compiled)] = (compiled, strings, others)
+    return strings, others
+
+
+class XmlConverter:
+    """Types the values the C core hands over (the GlmConverter interface:
+    see _core.StreamParser)."""
+
+    def __init__(self, fmt: str, tools: Optional[Schemas]):
+        if fmt not in FAMILIES:
+            raise ValueError("no XML typing rules for format %r" % (fmt,))
+        self.fmt = fmt
+        self.tools = compile_tools(fmt, tools or [])  # shared: read only
+        # declared string parameters stream; declared others are typed here;
+        # undeclared ones are strings (the core's default for these formats)
+        self.string_params, self.other_params = _kinds(self.tools)
+        self._params: Dict[str, _Param] = {}
+        self._string = _UNDECLARED[fmt]  # an undeclared key is a string
+
+    def begin(self, name: str) -> bool:
+        self._params = self.tools.get(name, {})
+        return False  # no value depends on another: nothing held per call
+
+    def value(self, key: str, raw: str) -> str:
+        param = self._params.get(key) or self._string
+        try:
+            return _dumps(convert(param, raw), raw)
+        except Exception:  # defensive: a rule must never break the stream
+            return json.dumps(raw, ensure_ascii=False)
+
+    def end(self) -> Optional[str]:
+        return None
+
+    def reset(self) -> None:
+        self._params = {}
