@@ -289,3 +289,32 @@ def test_sglang_array_body_same_one_shot_and_streamed():
     one = [(c.name, c.parameters) for c in Qwen25Detector().detect_and_parse(ARRAY, TOOLS).calls]
     _, calls = _stream(Qwen25Detector(), list(ARRAY))
     assert one == calls
+
+
+# ---- 2b. GLM-4.7: SGLang keeps whitespace before a call in both paths ----------------
+
+GLM47_TEXT = ("Before: <tool_call>f<arg_key>k</arg_key><arg_value>a.py</arg_value></tool_call>"
+              " Between: <tool_call>f</tool_call><tool_call>f<arg_key>k</arg_key><arg_value>b</arg_value></tool_call>"
+              " After.")
+
+
+def test_glm47_whitespace_before_calls_ours_at_every_split():
+    """Ours: the one text rule of every format (docs/SEMANTICS.md): the
+    blank before each call is dropped, the blank after a call followed by
+    prose is kept."""
+    tools = [_tool("f", {"k": {"type": "string"}})]
+    assert NATIVE["glm47"]().detect_and_parse(GLM47_TEXT, tools).normal_text == "Before: Between: After."
+    for cut in range(0, len(GLM47_TEXT) + 1, 3):
+        normal, calls = _stream(NATIVE["glm47"](), [GLM47_TEXT[:cut], GLM47_TEXT[cut:]], tools)
+        assert normal == "Before: Between: After." and len(calls) == 3, cut
+
+
+def test_glm47_whitespace_before_calls_sglang_side():
+    """The declared difference, pinned on SGLang's side (not an xfail:
+    SGLang's GLM-4.7 detector is consistent here, keeping the blank before
+    a call in one-shot and streaming; test_glm47_stream_chunks.py pins
+    'Before:  Between:  After.'). If SGLang changes, this test says so."""
+    tools = [_tool("f", {"k": {"type": "string"}})]
+    assert Glm47MoeDetector().detect_and_parse(GLM47_TEXT, tools).normal_text == "Before:  Between:  After."
+    normal, _ = _stream(Glm47MoeDetector(), list(GLM47_TEXT), tools)
+    assert normal == "Before:  Between:  After."
