@@ -277,11 +277,13 @@ cdef class StreamParser:
         cdef const uint8_t *data
         cdef Py_ssize_t n
         cdef bytes keep
-        if not isinstance(text, str):
-            raise TypeError("feed() takes a str, not %s" % type(text).__name__)
-        if type(text) is not str:  # a subclass: read its value as a plain str
-            text = PyUnicode_FromObject(text)
-        self._enter("feed()")
+        if type(text) is not str:
+            if not isinstance(text, str):
+                raise TypeError("feed() takes a str, not %s" % type(text).__name__)
+            text = PyUnicode_FromObject(text)  # a subclass: its value as a plain str
+        if self.busy or not self.inited:
+            self._enter("feed()")  # raises
+        self.busy = True
         try:
             if self.finished:
                 raise RuntimeError("feed() after finish()")
@@ -306,7 +308,9 @@ cdef class StreamParser:
     def finish(self):
         """Ends the stream: releases held-back text, reports an unterminated
         call. Further calls return []."""
-        self._enter("finish()")
+        if self.busy or not self.inited:
+            self._enter("finish()")  # raises
+        self.busy = True
         try:
             if self.finished:
                 return []
