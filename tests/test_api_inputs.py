@@ -248,3 +248,40 @@ def test_assembler_empty_tools_rejects_every_name():
     asm = CallAssembler([])
     asm.add_delta(0, None, "x", "{}")
     assert [e.kind for e in asm.close()[0].errors] == ["unknown_tool"]
+
+
+# ---- any Python value: a defined outcome ------------------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.sampled_from(
+        ["type", "function", "name", "parameters", "x"]), kids, max_size=4),
+    max_leaves=10)
+_anything = _json | st.binary(max_size=4) | st.sets(st.integers(), max_size=3) | st.just(object())
+
+
+@settings(max_examples=150, deadline=None)
+@given(tools=_anything | st.lists(_anything, max_size=4) | st.tuples(_anything, _anything),
+       limit=st.sampled_from([None, "max_buffer", "max_depth", "max_calls", "max_name"]),
+       value=_anything | st.integers(min_value=-2, max_value=2 ** 70))
+def test_any_arguments_give_a_parser_or_a_clear_error(tools, limit, value):
+    """Whatever a caller passes, StreamParser/CallAssembler either work or
+    raise TypeError/ValueError naming what is wrong; never anything else."""
+    opts = {} if limit is None else {limit: value}
+    try:
+        p = StreamParser("glm45", tools, **opts)
+    except (TypeError, ValueError) as e:
+        assert "tools" in str(e) or (limit is not None and limit in str(e)) or "tool name" in str(e), e
+    else:
+        res = collect(p.feed("x <tool_call>a\n<arg_key>k</arg_key>\n<arg_value>1</arg_value>\n</tool_call>")
+                      + p.finish())
+        assert isinstance(res.text, str)
+    try:
+        asm = CallAssembler(tools)
+    except (TypeError, ValueError) as e:
+        assert "tools" in str(e) or "tool name" in str(e), e
+    else:
+        asm.add_delta(0, None, "a", '{"k": 1}')
+        assert len(asm.close()) == 1
