@@ -184,6 +184,11 @@ cdef class StreamParser:
     begin(name) -> bool (True: hold the call's arguments until it ends),
     value(key, raw) -> JSON text (ignored when holding), end() -> JSON
     arguments (used when holding) and reset() (the call failed).
+
+    One parser per stream: a feed()/finish() while another runs on the same
+    parser (another thread, or re-entered from the converter) raises
+    RuntimeError; so do the methods of a parser whose __init__ did not run.
+    Parsers are not copyable or picklable (TypeError).
     """
     cdef tp_parser p
     cdef bint inited
