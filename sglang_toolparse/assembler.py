@@ -20,8 +20,11 @@ The same checks work on the client side of an OpenAI stream:
 complete).
 
 Errors (CallError.kind):
-  unknown_tool   the name is not among the tools
-  invalid_json   the arguments are not valid JSON (or not an object)
+  unknown_tool   the name is not among the tools (tools=None accepts
+                 every name, as StreamParser does)
+  invalid_json   the arguments are not valid JSON (or not an object);
+                 NaN, Infinity and numbers beyond a double's range are
+                 not JSON (Python's json module would accept them)
   schema         the arguments violate the tool's parameters schema;
                  `path` is the JSON path of the offending value, e.g. $.location.city
   parse_error    the parser abandoned the call (ParseError code in `code`)
