@@ -13,7 +13,7 @@ from sglang.srt.function_call.qwen25_detector import Qwen25Detector
 
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
 from sglang_toolparse.api import StreamParser
-from sglang_toolparse.tool_specs import first_of_each_name
+from sglang_toolparse.tool_specs import usable_tools
 
 logger = logging.getLogger("sglang_toolparse")
 
@@ -91,7 +91,7 @@ class NativeDetectorMixin:
         # `function.parameters` to type values as SGLang does
         return StreamParser(
             self._tp_format,
-            first_of_each_name(tools),
+            usable_tools(tools),  # never raises: takes what SGLang's serving layer takes
             forward_unknown=bool(envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get()),
         )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, List, Mapping, Optional, Tuple
 
-__all__ = ["first_of_each_name", "tool_entries"]
+__all__ = ["tool_entries", "usable_tools"]
 
 _SHAPES = 'OpenAI tool dicts ({"type": "function", "function": {"name": ...}}), SGLang Tool models or tool names'
 
@@ -66,15 +66,36 @@ def tool_entries(tools: Any) -> Optional[List[Tuple[str, Any]]]:
     return out
 
 
-def first_of_each_name(tools: Any) -> list:
-    """`tools` as a list without repeated names (the first of each name is
-    kept). For callers that must accept what SGLang accepts: SGLang's
-    serving layer does not reject a request that declares a tool twice."""
+def usable_tools(tools: Any) -> list:
+    """`tools` reduced to what tool_entries accepts, never raising: for
+    callers that must take whatever SGLang's serving layer takes (its
+    `Function.parameters` is any JSON value, a name may be empty or
+    repeated). Kept in order: the first tool of each non-empty name; a
+    `parameters` that is not a JSON schema (object or bool) is dropped (the
+    tool then has no schema); an item with no readable name is left out
+    (a call to it is an unknown tool)."""
     out: list = []
     seen = set()
     for i, tool in enumerate(tools or ()):
-        name, _ = _entry(i, tool)
-        if name not in seen:
+        try:
+            name, _ = _entry(i, tool)
+        except TypeError:
+            try:  # only `parameters` is unusable: keep the tool without it
+                name = _entry(i, _without_parameters(tool))[0]
+            except TypeError:
+                continue
+            tool = {"type": "function", "function": {"name": name}}
+        if name and name not in seen:
             seen.add(name)
             out.append(tool)
     return out
+
+
+def _without_parameters(tool: Any) -> Any:
+    if isinstance(tool, Mapping):
+        fn = tool.get("function", tool)
+        name = fn.get("name") if isinstance(fn, Mapping) else None
+    else:
+        fn = getattr(tool, "function", None)
+        name = getattr(fn, "name", None)
+    return {"type": "function", "function": {"name": name}}

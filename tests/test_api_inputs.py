@@ -125,6 +125,39 @@ def test_core_tool_names_checked_too():
     assert collect(p.feed(CALL) + p.finish()).calls[0].name == "get_weather"
 
 
+@pytest.mark.parametrize("fmt", ["qwen25", "glm45", "glm47", "deepseekv4"])
+def test_adapter_takes_any_tools_sglang_takes(fmt):
+    """SGLang's Function model accepts any JSON value as `parameters` and
+    any string as a name: the adapter never raises on a request's tools
+    (empty names are left out, unusable schemas ignored)."""
+    pytest.importorskip("sglang")
+    from sglang.srt.entrypoints.openai.protocol import Function, Tool
+
+    from sglang_toolparse import sglang_adapter as ad
+
+    cls = {"qwen25": ad.Qwen25NativeDetector, "glm45": ad.Glm45NativeDetector,
+           "glm47": ad.Glm47NativeDetector, "deepseekv4": ad.DeepSeekV4NativeDetector}[fmt]
+    tools = [Tool(type="function", function=Function(name="", parameters=[1, 2])),
+             Tool(type="function", function=Function(name="get_weather", parameters="not a schema")),
+             Tool(type="function", function=Function(name="get_weather", parameters={"type": "object"})),
+             Tool(type="function", function=Function(name="x", parameters=7))]
+    text = {
+        "qwen25": '<tool_call>\n{"name": "get_weather", "arguments": {"city": "P"}}\n</tool_call>',
+        "glm45": "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>P</arg_value>\n</tool_call>",
+        "glm47": "<tool_call>get_weather<arg_key>city</arg_key><arg_value>P</arg_value></tool_call>",
+        "deepseekv4": '<\uff5cDSML\uff5ctool_calls>\n<\uff5cDSML\uff5cinvoke name="get_weather">\n'
+                      '<\uff5cDSML\uff5cparameter name="city" string="true">P</\uff5cDSML\uff5cparameter>\n'
+                      '</\uff5cDSML\uff5cinvoke>\n</\uff5cDSML\uff5ctool_calls>',
+    }[fmt]
+    r = cls().detect_and_parse(text, tools)
+    assert [(c.name, json.loads(c.parameters)) for c in r.calls] == [("get_weather", {"city": "P"})]
+    d = cls()
+    got = []
+    for ch in text:
+        got += d.parse_streaming_increment(ch, tools).calls
+    assert [c.name for c in got if c.name] == ["get_weather"]
+
+
 def test_adapter_keeps_the_first_of_a_repeated_tool():
     """SGLang's serving layer accepts a request that declares a tool twice;
     the adapter must too (first declaration wins)."""
