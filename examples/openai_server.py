@@ -1,9 +1,10 @@
 """A minimal OpenAI-compatible /v1/chat/completions endpoint (Starlette)
 built on sglang-toolparse's standalone API, over a fake model stream.
 
-    pip install starlette uvicorn
+    pip install sglang-toolparse starlette uvicorn   # or: pip install "sglang-toolparse[example]"
     python examples/openai_server.py --port 8000 --format qwen25
     # then any OpenAI client: base_url="http://127.0.0.1:8000/v1"
+    # (--format: any name of sglang_toolparse.available_formats())
 
 What it shows:
 * StreamParser turns the model's text stream into prose and tool-call
@@ -16,11 +17,15 @@ What it shows:
   `tool_call_errors` (non-streaming: on the response; streaming: on the
   final chunk).
 
-The fake model answers with canned text in the Qwen2.5 tool-call format,
-cut into token-like chunks: a call to the first declared tool (arguments
-from CANNED_ARGUMENTS, `{}` otherwise); if the last user message contains
+The fake model answers with canned text in the `--format` tool-call
+format (written by the renderers the bench uses), cut into token-like
+chunks: a call to the first declared tool (arguments from
+CANNED_ARGUMENTS, `{}` otherwise); if the last user message contains
 "broken", also a call with arguments that violate the schema and one to an
 undeclared tool; without tools, prose only.
+
+A request whose `tools` is not a list of OpenAI function tools (or repeats
+a name) gets HTTP 400 with an OpenAI-style error body.
 """
 from __future__ import annotations
 
@@ -37,32 +42,29 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
-from sglang_toolparse import StreamParser, Text
+from sglang_toolparse import StreamParser, Text, available_formats
+from sglang_toolparse.api import FORMAT_ALIASES, tool_names
 from sglang_toolparse.assembler import CallAssembler
+from sglang_toolparse.bench.corpus import RENDERERS
 
 CANNED_ARGUMENTS: Dict[str, Dict[str, Any]] = {
     "get_weather": {"location": {"city": "Zürich", "country": "CH"}, "unit": "celsius"},
 }
 
 
-def _tool_name(tool: Dict[str, Any]) -> str:
-    return tool.get("function", tool)["name"]
-
-
-def canned_output(messages: List[Dict[str, Any]], tools: Optional[List[Dict[str, Any]]]) -> str:
-    last = next((m for m in reversed(messages) if m.get("role") == "user"), {})
+def canned_output(fmt: str, messages: List[Dict[str, Any]], tools: Optional[List[Dict[str, Any]]]) -> str:
+    """What the fake model writes, in the tool-call format `fmt` (a core
+    format name, a key of RENDERERS)."""
+    last = next((m for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "user"), {})
     question = last.get("content") if isinstance(last.get("content"), str) else ""
     if not tools:
         return "I have no tools, so here is a plain answer."
-    name = _tool_name(tools[0])
-    args = CANNED_ARGUMENTS.get(name, {})
-    out = "Let me look that up.\n<tool_call>\n%s\n</tool_call>" % json.dumps(
-        {"name": name, "arguments": args}, ensure_ascii=False
-    )
+    name = tool_names(tools)[0]
+    calls = [(name, CANNED_ARGUMENTS.get(name, {}))]
     if "broken" in question:
-        out += "\n<tool_call>\n%s\n</tool_call>" % json.dumps({"name": name, "arguments": {"location": 42}})
-        out += '\n<tool_call>\n{"name": "rm_rf", "arguments": {"path": "/"}}\n</tool_call>'
-    return out
+        calls.append((name, {"location": 42}))
+        calls.append(("rm_rf", {"path": "/"}))
+    return RENDERERS[fmt]("Let me look that up.", calls)
 
 
 async def fake_model(text: str, seed: int = 0) -> AsyncIterator[str]:
@@ -91,14 +93,37 @@ def _errors_json(asm: CallAssembler) -> List[Dict[str, Any]]:
     ]
 
 
+def bad_request(message: str, param: Optional[str] = None) -> JSONResponse:
+    """HTTP 400 with the error body OpenAI's API (and its clients) use."""
+    return JSONResponse(
+        {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": None}},
+        status_code=400,
+    )
+
+
 def create_app(fmt: str = "qwen25", model_name: str = "fake-model") -> Starlette:
+    fmt = FORMAT_ALIASES.get(fmt, fmt)
+    if fmt not in RENDERERS:
+        raise ValueError("no stand-in model output for format %r; formats: %s"
+                         % (fmt, ", ".join(f for f in available_formats() if FORMAT_ALIASES.get(f, f) in RENDERERS)))
+
     async def chat_completions(request: Request):
-        body = await request.json()
+        try:
+            body = await request.json()
+        except ValueError:
+            return bad_request("the request body is not valid JSON")
+        if not isinstance(body, dict):
+            return bad_request("the request body must be a JSON object")
         messages = body.get("messages") or []
+        if not isinstance(messages, list):
+            return bad_request("messages must be a list", "messages")
         tools = body.get("tools") or None
-        text = canned_output(messages, tools)
-        parser = StreamParser(fmt, tools or [])
-        asm = CallAssembler(tools or [])
+        try:  # the client's tools, checked before anything reads them
+            parser = StreamParser(fmt, tools or [])
+            asm = CallAssembler(tools or [])
+        except (TypeError, ValueError) as e:
+            return bad_request(str(e), "tools")
+        text = canned_output(fmt, messages, tools)
         created = int(time.time())
         rid = "chatcmpl-" + uuid.uuid4().hex
 
@@ -192,7 +217,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8000)
-    ap.add_argument("--format", default="qwen25")
+    ap.add_argument("--format", default="qwen25", choices=available_formats())
     args = ap.parse_args()
     uvicorn.run(create_app(args.format), host=args.host, port=args.port)
 

@@ -47,10 +47,12 @@ if [ "${FUZZ_PY_SECONDS:-0}" -gt 0 ]; then
 fi
 
 echo "== 3. test suite under ASan+UBSan"
-# default: the hardening tests and every format's golden and property tests
-# (the serving/process tests add minutes under ASan and little coverage of
+# default: the hardening tests, the API misuse/input tests (uninitialized,
+# re-entrant and shared parsers; their former crash cases run in child
+# processes, which inherit the sanitizer) and every format's golden and
+# property tests (the serving/process tests add minutes under ASan and little coverage of
 # native code); SAN_TESTS="tests -q" runs the whole suite (about 5 min)
 # shellcheck disable=SC2086
 scripts/sanitize-tests.sh ${SAN_TESTS:-tests/test_adversarial.py tests/test_adversarial_adapter.py \
-    tests/test_memory.py tests/test_wellformed_property.py tests/test_json_normalizer.py \
+    tests/test_api_safety.py tests/test_api_inputs.py tests/test_memory.py tests/test_wellformed_property.py tests/test_json_normalizer.py \
     tests/test_*golden.py tests/test_*prop*.py -q -p no:cacheprovider -m "not slow"}

@@ -7,6 +7,9 @@
 #
 # Default test selection: the hardening tests plus the parser tests, minus
 # the RSS/leak-over-time tests (ASan's allocator makes RSS meaningless).
+# Tests that start child processes (tests/test_api_safety.py) get the
+# sanitized core there too: LD_PRELOAD and the options are exported, and
+# the children import the package from this copy.
 # Env: TOOLPARSE_SAN_DIR (default build/sanitize) - where the copy lives.
 # Leak detection is off here (CPython itself "leaks" at exit); leaks in the
 # core are checked by scripts/leak-check.sh on a pure-C harness.

@@ -19,13 +19,18 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+# the input generators live with the tests (tests/format_table.py, no
+# dependency); the parser is the source tree's only when it was built in
+# place, otherwise the installed package (`pip install .`)
+sys.path.insert(0, os.path.join(_ROOT, "tests"))
+_PKG = os.path.join(_ROOT, "sglang_toolparse")
+if os.path.isdir(_PKG) and any(f.startswith("_core.") and f.endswith((".so", ".pyd")) for f in os.listdir(_PKG)):
+    sys.path.insert(0, _ROOT)
 
-from format_table import spec  # noqa: E402
+from format_table import fragments, spec  # noqa: E402
 from sglang_toolparse import StreamParser  # noqa: E402
 from sglang_toolparse._core import formats  # noqa: E402
-from test_adversarial import fragments  # noqa: E402
 
 TOOLS = ["get_weather", "search", "f"]
 
@@ -107,12 +112,13 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--base", type=int, default=256 << 10)
     ap.add_argument("--instructions", action="store_true")
+    ap.add_argument("--format", action="append", help="only these formats (repeatable; default: all)")
     args = ap.parse_args()
     if args.instructions:
         instructions(args.base)
         sys.exit(0)
     print("%-8s %-17s %-6s %10s %10s %8s" % ("format", "input", "chunks", "us/KB@n", "us/KB@8n", "t8n/tn"))
-    for fmt_global in formats():
+    for fmt_global in args.format or formats():
         for name, make in kinds(fmt_global).items():
             texts = [make(args.base * k) for k in (1, 2, 4, 8)]
             for chunk in (0, 65536):

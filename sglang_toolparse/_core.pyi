@@ -3,6 +3,7 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 ERROR_REASONS: Dict[str, str]
 DEFAULT_LIMITS: Dict[str, int]
 MAX_DEPTH_CAP: int
+MAX_LIMITS: Dict[str, int]
 
 def formats() -> List[str]: ...
 

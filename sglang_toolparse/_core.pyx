@@ -12,6 +12,7 @@ from sglang_toolparse._ctp cimport *
 import json as _json
 
 cdef extern from "Python.h":
+    object PyUnicode_FromObject(object)
     bint PyUnicode_IS_ASCII(object)
     void *PyUnicode_DATA(object)
     Py_ssize_t PyUnicode_GET_LENGTH(object)
@@ -45,6 +46,15 @@ def formats():
         i += 1
     return out
 
+
+# Largest value each limit option takes (the core stores max_buffer as a
+# size_t, the others as uint32; call indexes are int32 in events).
+MAX_LIMITS = {
+    "max_buffer": 1 << 40,
+    "max_depth": TP_JSON_DEPTH_CAP,
+    "max_calls": 0x7FFFFFFF,
+    "max_name": 0x7FFFFFFF,
+}
 
 DEFAULT_LIMITS = {
     "max_buffer": TP_DEFAULT_MAX_BUFFER,
@@ -193,9 +203,18 @@ cdef class StreamParser:
     names, each written as JSON string content (json.dumps(name)[1:-1]); a
     call that names no tool (a bare counter id) is given the tool whose
     properties best match its argument keys.
+
+    One parser per stream: a feed()/finish() while another runs on the same
+    parser (another thread, or re-entered from the converter) raises
+    RuntimeError; so do the methods of a parser whose __init__ did not run.
+    Parsers are not copyable or picklable (TypeError).
     """
     cdef tp_parser p
     cdef bint inited
+    # set while feed()/finish() run: a second caller (another thread, or a
+    # converter re-entering its own parser) gets RuntimeError instead of
+    # touching the core state and output buffer the first caller is using
+    cdef bint busy
     cdef readonly str format
     cdef list _args
     cdef str _name
@@ -207,29 +226,38 @@ cdef class StreamParser:
 
     def __cinit__(self):
         self.inited = False
+        self.busy = False
 
-    def __init__(self, str format, tool_names=None, *, bint forward_unknown=False,
+    def __init__(self, str format not None, tool_names=None, *, bint forward_unknown=False,
                  max_buffer=None, max_depth=None, max_calls=None, max_name=None,
                  string_params=None, converter=None, properties=None, other_params=None):
         cdef tp_limits lim
         cdef uint32_t flags = 0
         cdef bytes b
+        cdef int tid
         if self.inited:
-            raise RuntimeError("StreamParser cannot be re-initialized")
-        fmt = tp_format_find(format.encode())
+            raise RuntimeError("StreamParser cannot be re-initialized; create one parser per stream")
+        fmt = tp_format_find(format.encode("utf-8", "surrogatepass"))
         if fmt == NULL:
             raise ValueError("unknown format %r; known: %s" % (format, ", ".join(formats())))
         tp_limits_default(&lim)
         if max_buffer is not None:
-            lim.max_buffer = _positive(max_buffer, "max_buffer")
+            lim.max_buffer = _limit(max_buffer, "max_buffer")
         if max_depth is not None:
-            lim.max_depth = _positive(max_depth, "max_depth")
-            if lim.max_depth > TP_JSON_DEPTH_CAP:
-                raise ValueError("max_depth must be at most %d" % TP_JSON_DEPTH_CAP)
+            lim.max_depth = _limit(max_depth, "max_depth")
         if max_calls is not None:
-            lim.max_calls = _positive(max_calls, "max_calls")
+            lim.max_calls = _limit(max_calls, "max_calls")
         if max_name is not None:
-            lim.max_name = _positive(max_name, "max_name")
+            lim.max_name = _limit(max_name, "max_name")
+        # every argument is checked before the core state exists, so a bad
+        # one leaves an uninitialized parser (whose methods raise), never a
+        # half-built one
+        # declared parameters: kimi_k2's property names (to name a bare-counter
+        # call), then string-typed (stream as JSON strings), then other kinds
+        # (XML formats); a later declaration of the same name wins
+        tools = _encode_tools(tool_names, (("properties", properties, TP_PARAM_OTHER),
+                                           ("string_params", string_params, TP_PARAM_STRING),
+                                           ("other_params", other_params, TP_PARAM_OTHER)))
         if tool_names is None:
             flags |= TP_FLAG_ACCEPT_ANY
         if forward_unknown:
@@ -240,76 +268,102 @@ cdef class StreamParser:
         self.format = format
         self._args = []
         self._name = None
-        cdef int tid
-        cdef bytes pb
         self._conv = converter
         self._whole = False
-        if tool_names is not None:
-            for name in tool_names:
-                b = (<str?>name).encode("utf-8", "surrogatepass")
-                tid = tp_parser_add_tool(&self.p, <const uint8_t *>b, len(b))
-                if tid < 0:
+        for b, params in tools:
+            tid = tp_parser_add_tool(&self.p, <const uint8_t *>b, len(b))
+            if tid < 0:
+                raise MemoryError()
+            for pb, kind in params:
+                if tp_parser_add_param(&self.p, tid, <const uint8_t *>(<bytes>pb), len(pb),
+                                       kind) < 0:
                     raise MemoryError()
-                if properties:  # kimi_k2: names a bare-counter call by its keys
-                    if not isinstance(properties, dict):
-                        raise TypeError("properties must map tool names to property names")
-                    for pname in properties.get(name, ()):
-                        pb = (<str?>pname).encode("utf-8", "surrogatepass")
-                        if tp_parser_add_param(&self.p, tid, <const uint8_t *>pb, len(pb),
-                                               TP_PARAM_OTHER) < 0:
-                            raise MemoryError()
-                if string_params:
-                    for pname in string_params.get(name, ()):
-                        pb = (<str?>pname).encode("utf-8", "surrogatepass")
-                        if tp_parser_add_param(&self.p, tid, <const uint8_t *>pb, len(pb),
-                                               TP_PARAM_STRING) < 0:
-                            raise MemoryError()
-                if other_params:
-                    for pname in other_params.get(name, ()):
-                        pb = (<str?>pname).encode("utf-8", "surrogatepass")
-                        if tp_parser_add_param(&self.p, tid, <const uint8_t *>pb, len(pb),
-                                               TP_PARAM_OTHER) < 0:
-                            raise MemoryError()
 
     def __dealloc__(self):
         if self.inited:
             tp_parser_free(&self.p)
 
+    cdef int _enter(self, str what) except -1:
+        """Checks that the parser may run `what` now and marks it busy.
+        Under the GIL nothing runs between the test and the set, so of two
+        threads (or a call re-entering from a converter) exactly one wins."""
+        if not self.inited:
+            raise RuntimeError(_NOT_INITED % what)
+        if self.busy:
+            raise RuntimeError(_BUSY % what)
+        self.busy = True
+        return 0
+
     @property
     def offset(self):
         """Bytes of UTF-8 input consumed so far."""
+        if not self.inited:
+            raise RuntimeError(_NOT_INITED % "offset")
         return self.p.base
 
-    def feed(self, str text not None):
-        """Feeds the next chunk; returns the events it completes."""
+    def feed(self, text):
+        """Feeds the next chunk (a str, or an instance of a str subclass);
+        returns the events it completes."""
         cdef const uint8_t *data
         cdef Py_ssize_t n
         cdef bytes keep
-        if PyUnicode_IS_ASCII(text):
-            data = <const uint8_t *>PyUnicode_DATA(text)
-            n = PyUnicode_GET_LENGTH(text)
-        else:
-            try:
-                data = <const uint8_t *>PyUnicode_AsUTF8AndSize(text, &n)
-            except UnicodeEncodeError:  # lone surrogates
-                keep = text.encode("utf-8", "surrogatepass")
-                data = <const uint8_t *>keep
-                n = len(keep)
-        if self.finished:
-            raise RuntimeError("feed() after finish()")
-        if tp_parser_feed(&self.p, data, <size_t>n) != 0:
-            raise MemoryError()
-        return self._collect()
+        if type(text) is not str:
+            if not isinstance(text, str):
+                raise TypeError("feed() takes a str, not %s" % type(text).__name__)
+            text = PyUnicode_FromObject(text)  # a subclass: its value as a plain str
+        if self.busy or not self.inited:
+            self._enter("feed()")  # raises
+        self.busy = True
+        try:
+            if self.finished:
+                raise RuntimeError("feed() after finish()")
+            # `text` is held by this frame, so its UTF-8 bytes stay valid
+            # while the core reads them (the core never calls back)
+            if PyUnicode_IS_ASCII(text):
+                data = <const uint8_t *>PyUnicode_DATA(text)
+                n = PyUnicode_GET_LENGTH(text)
+            else:
+                try:
+                    data = <const uint8_t *>PyUnicode_AsUTF8AndSize(text, &n)
+                except UnicodeEncodeError:  # lone surrogates
+                    keep = text.encode("utf-8", "surrogatepass")
+                    data = <const uint8_t *>keep
+                    n = len(keep)
+            if tp_parser_feed(&self.p, data, <size_t>n) != 0:
+                raise MemoryError()
+            return self._collect()
+        finally:
+            self.busy = False
 
     def finish(self):
         """Ends the stream: releases held-back text, reports an unterminated
         call. Further calls return []."""
-        if self.finished:
-            return []
-        self.finished = True
-        if tp_parser_finish(&self.p) != 0:
-            raise MemoryError()
-        return self._collect()
+        if self.busy or not self.inited:
+            self._enter("finish()")  # raises
+        self.busy = True
+        try:
+            if self.finished:
+                return []
+            self.finished = True
+            if tp_parser_finish(&self.p) != 0:
+                raise MemoryError()
+            return self._collect()
+        finally:
+            self.busy = False
+
+    # A parser is the live state of one stream: copying it would share or
+    # duplicate the core's buffers, so it is neither copied nor pickled.
+    def __reduce__(self):
+        raise TypeError(_NO_COPY % type(self).__name__)
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError(_NO_COPY % type(self).__name__)
+
+    def __copy__(self):
+        raise TypeError(_NO_COPY % type(self).__name__)
+
+    def __deepcopy__(self, memo):
+        raise TypeError(_NO_COPY % type(self).__name__)
 
     cdef list _collect(self):
         cdef size_t n, k
@@ -401,8 +455,55 @@ cdef class StreamParser:
         return self._conv.value(key, raw)
 
 
-cdef object _positive(value, str what):
+_NOT_INITED = ("StreamParser.%s: the parser was not initialized "
+               "(a subclass whose __init__ does not call super().__init__(), or __new__ without __init__)")
+_BUSY = ("StreamParser.%s: the parser is already running a feed() or finish() "
+         "(used from two threads at once, or re-entered from its own callback); "
+         "a parser belongs to one stream: create one parser per stream")
+_NO_COPY = ("a %s cannot be pickled or copied: it is the live state of one stream; "
+            "create one parser per stream")
+
+
+cdef object _limit(value, str what):
+    """A limit option: a positive int (not a bool), at most MAX_LIMITS[what]."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("%s must be a positive int, not %s" % (what, type(value).__name__))
     v = int(value)
     if v <= 0:
-        raise ValueError("%s must be positive" % what)
+        raise ValueError("%s must be a positive int, got %d" % (what, v))
+    if v > MAX_LIMITS[what]:
+        raise ValueError("%s must be at most %d, got %d" % (what, MAX_LIMITS[what], v))
     return v
+
+
+cdef list _encode_tools(tool_names, tuple declared):
+    """[(name bytes, [(parameter name bytes, kind)])] from `tool_names` (an
+    iterable of str, not a str itself) and `declared`: (option name,
+    {tool name: iterable of parameter names} or None, TP_PARAM_* kind)."""
+    cdef list out = []
+    if tool_names is None:
+        return out
+    if isinstance(tool_names, (str, bytes, dict)) or not hasattr(tool_names, "__iter__"):
+        raise TypeError("tool_names must be an iterable of tool names (str), not %s"
+                        % type(tool_names).__name__)
+    for what, table, kind in declared:
+        if table is not None and not isinstance(table, dict):
+            raise TypeError("%s must be a dict, not %s" % (what, type(table).__name__))
+    seen = set()
+    for name in tool_names:
+        if not isinstance(name, str):
+            raise TypeError("tool_names: a tool name must be a str, not %s" % type(name).__name__)
+        if name in seen:
+            raise ValueError("tool_names: duplicate tool name %r" % (name,))
+        seen.add(name)
+        params = []
+        for what, table, kind in declared:
+            if not table:
+                continue
+            for pname in table.get(name, ()):
+                if not isinstance(pname, str):
+                    raise TypeError("%s: a parameter name must be a str, not %s"
+                                    % (what, type(pname).__name__))
+                params.append((str(pname).encode("utf-8", "surrogatepass"), kind))
+        out.append((str(name).encode("utf-8", "surrogatepass"), params))
+    return out

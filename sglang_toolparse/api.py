@@ -6,6 +6,7 @@ from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tu
 
 from sglang_toolparse import _core
 from sglang_toolparse._core import CallEnd, ParseError, Text
+from sglang_toolparse.tool_specs import tool_entries
 
 # Names accepted by StreamParser/parse besides the core's own format names.
 FORMAT_ALIASES = {
@@ -28,44 +29,18 @@ def available_formats() -> List[str]:
     return sorted(set(_core.formats()) | set(FORMAT_ALIASES))
 
 
-def _tool_name(tool: Any) -> str:
-    if isinstance(tool, str):
-        return tool
-    if isinstance(tool, dict):
-        fn = tool.get("function", tool)
-        name = fn.get("name") if isinstance(fn, dict) else None
-    else:  # SGLang/OpenAI pydantic models: Tool(function=Function(name=...))
-        fn = getattr(tool, "function", tool)
-        name = getattr(fn, "name", None)
-    if not isinstance(name, str):
-        raise TypeError("cannot find a tool name in %r" % (tool,))
-    return name
+def tool_names(tools: Optional[Sequence[Any]]) -> Optional[List[str]]:
+    """Names of `tools`, a list or tuple of OpenAI-style dicts ({"type":
+    "function", "function": {"name": ...}}), bare {"name": ...} dicts,
+    SGLang `Tool` models or plain strings (checked: see tool_specs). None
+    stays None (every name is accepted)."""
+    entries = tool_entries(tools)
+    return None if entries is None else [name for name, _ in entries]
 
 
-def tool_names(tools: Optional[Iterable[Any]]) -> Optional[List[str]]:
-    """Names of `tools`: OpenAI-style dicts ({"type": "function", "function":
-    {"name": ...}}), bare {"name": ...} dicts, SGLang `Tool` models or plain
-    strings. None stays None (every name is accepted)."""
-    if tools is None:
-        return None
-    return [_tool_name(t) for t in tools]
-
-
-def _tool_schema(tool: Any) -> Any:
-    if isinstance(tool, str):
-        return None
-    if isinstance(tool, dict):
-        fn = tool.get("function", tool)
-        return fn.get("parameters") if isinstance(fn, dict) else None
-    fn = getattr(tool, "function", tool)
-    return getattr(fn, "parameters", None)
-
-
-def tool_schemas(tools: Optional[Iterable[Any]]) -> Optional[List[Tuple[str, Any]]]:
+def tool_schemas(tools: Optional[Sequence[Any]]) -> Optional[List[Tuple[str, Any]]]:
     """(name, parameters JSON schema or None) of each tool, in order."""
-    if tools is None:
-        return None
-    return [(_tool_name(t), _tool_schema(t)) for t in tools]
+    return tool_entries(tools)
 
 
 def _properties(tools: Optional[Sequence[Any]]) -> Optional[Dict[str, List[str]]]:
@@ -75,12 +50,12 @@ def _properties(tools: Optional[Sequence[Any]]) -> Optional[Dict[str, List[str]]
     if not tools or len(tools) < 2:
         return None
     out: Dict[str, List[str]] = {}
-    for tool in tools:
-        keys = _property_names(_tool_schema(tool))
+    for name, schema in tool_entries(tools) or ():
+        keys = _property_names(schema)
         joined = "".join(keys)
         if not (joined.isprintable() and '"' not in joined and "\\" not in joined):
             keys = [json.dumps(k, ensure_ascii=False)[1:-1] for k in keys]
-        out[_tool_name(tool)] = keys
+        out[name] = keys
     return out
 
 
@@ -126,14 +101,21 @@ class StreamParser(_core.StreamParser):
     feed(text) -> list of events; finish() -> list of events. Calls to tools
     not in `tools` are dropped with a ParseError("unknown_tool") unless
     forward_unknown is set; tools=None accepts every name.
+
+    `tools` is a list or tuple of OpenAI tool dicts, SGLang Tool models or
+    names (TypeError otherwise; ValueError for an empty or repeated name).
+    Limits are positive ints. A parser is one stream's state: not
+    thread-safe (a second concurrent or re-entrant feed/finish raises
+    RuntimeError), not copyable or picklable (TypeError).
     """
 
-    def __init__(self, format: str, tools: Optional[Iterable[Any]] = None, **options: Any):
+    def __init__(self, format: str, tools: Optional[Sequence[Any]] = None, **options: Any):
+        if not isinstance(format, str):
+            raise TypeError("format must be a str, not %s" % type(format).__name__)
         fmt = FORMAT_ALIASES.get(format, format)
-        if tools is not None and not isinstance(tools, (list, tuple)):
-            tools = list(tools)
+        names = tool_names(tools)  # checks `tools` before anything else reads it
         options.update(_schema_options(fmt, tools))
-        super().__init__(fmt, tool_names(tools), **options)
+        super().__init__(fmt, names, **options)
 
 
 class ToolCall(NamedTuple):
@@ -164,7 +146,7 @@ def collect(events: Iterable[_core.Event]) -> ParseResult:
     return ParseResult("".join(text), calls, errors)
 
 
-def parse(format: str, text: str, tools: Optional[Iterable[Any]] = None, **options: Any) -> ParseResult:
+def parse(format: str, text: str, tools: Optional[Sequence[Any]] = None, **options: Any) -> ParseResult:
     """One-shot parse of a complete response (same result as streaming it)."""
     p = StreamParser(format, tools, **options)
     return collect(p.feed(text) + p.finish())

@@ -20,8 +20,11 @@ The same checks work on the client side of an OpenAI stream:
 complete).
 
 Errors (CallError.kind):
-  unknown_tool   the name is not among the tools
-  invalid_json   the arguments are not valid JSON (or not an object)
+  unknown_tool   the name is not among the tools (tools=None accepts
+                 every name, as StreamParser does)
+  invalid_json   the arguments are not valid JSON (or not an object);
+                 NaN, Infinity and numbers beyond a double's range are
+                 not JSON (Python's json module would accept them)
   schema         the arguments violate the tool's parameters schema;
                  `path` is the JSON path of the offending value, e.g. $.location.city
   parse_error    the parser abandoned the call (ParseError code in `code`)
@@ -31,7 +34,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+
+from sglang_toolparse.tool_specs import tool_entries
 
 __all__ = ["AssembledCall", "CallAssembler", "CallError", "schema_errors", "tool_schemas"]
 
@@ -85,33 +90,38 @@ class AssembledCall:
         )
 
 
-def _function_of(tool: Any) -> Tuple[Optional[str], Any]:
-    if isinstance(tool, str):
-        return tool, None
-    if isinstance(tool, Mapping):
-        fn = tool.get("function", tool)
-        if isinstance(fn, Mapping):
-            return fn.get("name"), fn.get("parameters")
-        return None, None
-    fn = getattr(tool, "function", tool)  # pydantic Tool(function=Function(...))
-    return getattr(fn, "name", None), getattr(fn, "parameters", None)
+def tool_schemas(tools: Optional[Sequence[Any]]) -> Optional[Dict[str, Any]]:
+    """name -> parameters schema (None when the tool declares none); None
+    when `tools` is None (every name accepted). `tools` is checked as for
+    StreamParser (a list or tuple of tool dicts, Tool models or names)."""
+    entries = tool_entries(tools)
+    return None if entries is None else dict(entries)
 
 
-def tool_schemas(tools: Optional[Iterable[Any]]) -> Dict[str, Any]:
-    """name -> parameters schema (None when the tool declares none)."""
-    out: Dict[str, Any] = {}
-    for t in tools or ():
-        name, params = _function_of(t)
-        if isinstance(name, str):
-            out[name] = params
-    return out
+def _reject_constant(token: str) -> Any:
+    raise ValueError("%s is not a JSON number" % token)
+
+
+def _finite_float(token: str) -> float:
+    v = float(token)
+    if not math.isfinite(v):
+        raise ValueError("number %s is out of range" % token)
+    return v
+
+
+def _loads(text: str) -> Any:
+    """json.loads without Python's extensions: NaN, Infinity, -Infinity and
+    numbers too large for a double are rejected (clients' parsers reject
+    them too)."""
+    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
 
 
 class CallAssembler:
-    """See the module docstring. `tools` as for StreamParser; a tool without
-    a parameters schema accepts any JSON object."""
+    """See the module docstring. `tools` as for StreamParser (None accepts
+    every name, unchecked); a tool without a parameters schema accepts any
+    JSON object."""
 
-    def __init__(self, tools: Optional[Iterable[Any]], *, use_jsonschema: bool = False) -> None:
+    def __init__(self, tools: Optional[Sequence[Any]] = None, *, use_jsonschema: bool = False) -> None:
         self.schemas = tool_schemas(tools)
         self.calls: Dict[int, AssembledCall] = {}
         self.errors: List[CallError] = []
@@ -199,12 +209,12 @@ class CallAssembler:
         if call.done:
             return call
         call.done = True
-        if call.name not in self.schemas:
+        if self.schemas is not None and call.name not in self.schemas:
             self._error(CallError(call.index, call.name, "unknown_tool", "unknown tool %r" % call.name), call)
             return call
         text = call.arguments
         try:
-            value = json.loads(text) if text.strip() else {}
+            value = _loads(text) if text.strip() else {}
         except ValueError as e:
             self._error(CallError(call.index, call.name, "invalid_json", "arguments are not valid JSON: %s" % e), call)
             return call
@@ -215,7 +225,7 @@ class CallAssembler:
             )
             return call
         call.value = value
-        schema = self.schemas[call.name]
+        schema = None if self.schemas is None else self.schemas[call.name]
         if schema:
             for path, msg in self._check(value, schema):
                 self._error(CallError(call.index, call.name, "schema", msg, path), call)

@@ -3,7 +3,6 @@ grammar and structure_info keep working) and replace the parsing methods
 with the native core. Imports SGLang; loaded lazily by the plugin."""
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any, List, Optional, Tuple
 
@@ -14,6 +13,7 @@ from sglang.srt.function_call.qwen25_detector import Qwen25Detector
 
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
 from sglang_toolparse.api import StreamParser
+from sglang_toolparse.tool_specs import usable_tools
 
 logger = logging.getLogger("sglang_toolparse")
 
@@ -91,7 +91,7 @@ class NativeDetectorMixin:
         # `function.parameters` to type values as SGLang does
         return StreamParser(
             self._tp_format,
-            list(tools or []),
+            usable_tools(tools),  # never raises: takes what SGLang's serving layer takes
             forward_unknown=bool(envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get()),
         )
 
@@ -141,11 +141,11 @@ class NativeDetectorMixin:
                 calls.append(ToolCallItem(tool_index=i, name=ev.name, parameters=""))
             elif t is CallEnd:
                 i = ev.index
-                try:
-                    args: Any = json.loads(ev.arguments)
-                except (ValueError, RecursionError):  # valid JSON, but deeper than Python parses (max_depth > ~990)
-                    args = ev.arguments
-                self.prev_tool_call_arr[i] = {"name": ev.name, "arguments": args}
+                # the arguments as streamed (JSON text), as SGLang's DSML
+                # detectors store them: the serving layer's end-of-stream
+                # check then finds nothing left to send, and no re-encoding
+                # of a decoded dict can differ from what the client got
+                self.prev_tool_call_arr[i] = {"name": ev.name, "arguments": ev.arguments}
                 self.incomplete_tool_call_indices.discard(i)
                 self.current_tool_id = i + 1
                 self.current_tool_name_sent = False

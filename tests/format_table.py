@@ -19,6 +19,7 @@ An entry describes:
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence, Tuple
 
@@ -264,3 +265,25 @@ def seed_responses(name: str) -> List[str]:
 
 def expected_args(raw: str) -> str:
     return json.dumps(json.loads(raw), ensure_ascii=False)
+
+
+def fragments(fmt: str, size: int, seed: int) -> str:
+    """About `size` characters of the format's markers, whole and cut, mixed
+    with JSON punctuation: the input that keeps hold-back logic busiest.
+    (Here, not in a test module, so scripts/scaling.py needs no pytest.)"""
+    rnd = random.Random(seed)
+    toks = list(markers(fmt))
+    parts = []
+    n = 0
+    while n < size:
+        m = rnd.choice(toks)
+        r = rnd.random()
+        if r < 0.3:
+            m = m[: rnd.randint(1, len(m))]
+        elif r < 0.5:
+            m = m[rnd.randint(0, len(m) - 1):]
+        elif r < 0.6:
+            m = rnd.choice([" ", "\n", '"name": "f"', '"arguments": ', "{", "}", "x"])
+        parts.append(m)
+        n += len(m)
+    return "".join(parts)

@@ -14,7 +14,7 @@ import tracemalloc
 
 import pytest
 
-from format_table import SAMPLE_ARGS, expected_args, markers, seed_responses, spec
+from format_table import SAMPLE_ARGS, expected_args, fragments, markers, seed_responses, spec
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
 from sglang_toolparse._core import DEFAULT_LIMITS, ERROR_REASONS, formats
 from support import check_stream_invariants, fixed, merge, one_chunk, run, summary, token_like
@@ -356,25 +356,6 @@ def test_buffer_limit_offset_is_chunk_independent(fmt):
 
 # ---------------------------------------------------------------------------
 # 1 MB of random marker fragments
-
-
-def fragments(fmt, size, seed):
-    rnd = random.Random(seed)
-    toks = list(markers(fmt))
-    parts = []
-    n = 0
-    while n < size:
-        m = rnd.choice(toks)
-        r = rnd.random()
-        if r < 0.3:
-            m = m[: rnd.randint(1, len(m))]
-        elif r < 0.5:
-            m = m[rnd.randint(0, len(m) - 1):]
-        elif r < 0.6:
-            m = rnd.choice([" ", "\n", '"name": "f"', '"arguments": ', "{", "}", "x"])
-        parts.append(m)
-        n += len(m)
-    return "".join(parts)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -68,5 +68,6 @@ def test_adapter_never_raises(fmt, caplog):
             for k, args in enumerate(d.streamed_args_for_tool):
                 assert isinstance(args, str)
                 prev = d.prev_tool_call_arr[k]
-                if not isinstance(prev.get("arguments"), str):
-                    assert json.loads(args) == prev["arguments"]
+                # a completed call holds exactly what was streamed; a call
+                # cut off holds "" (nothing for the serving layer to add)
+                assert prev.get("arguments") in (args, "")

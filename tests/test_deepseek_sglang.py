@@ -296,7 +296,9 @@ def test_streaming_state_for_serving_layer(fmt):
     for c in support.token_like(response, 11):
         d.parse_streaming_increment(c, TOOLS)
     d.finish(TOOLS)
-    assert d.prev_tool_call_arr == [{"name": "search", "arguments": {"q": "x"}}, {"name": "noop", "arguments": {}}]
+    # arguments as streamed (JSON text), as SGLang's DSML detectors store them
+    assert d.prev_tool_call_arr == [{"name": n, "arguments": a} for n, a in calls]
+    assert [json.loads(c["arguments"]) for c in d.prev_tool_call_arr] == [{"q": "x"}, {}]
     assert d.streamed_args_for_tool == [a for _, a in calls]
     assert d.current_tool_id == 2
 

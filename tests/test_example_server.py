@@ -147,3 +147,99 @@ def test_without_tools_plain_answer(client):
     assert r.choices[0].message.content == "I have no tools, so here is a plain answer."
     assert r.choices[0].message.tool_calls is None
     assert r.choices[0].finish_reason == "stop"
+
+
+# ---- every --format, and bad client input (in-process, Starlette's TestClient) ----
+
+def _formats():
+    from sglang_toolparse.bench.corpus import RENDERERS
+
+    return sorted(RENDERERS)
+
+
+@pytest.fixture(scope="module")
+def example():
+    return _load_example()
+
+
+def _post(app, body, raw=None):
+    from starlette.testclient import TestClient
+
+    with TestClient(app) as tc:
+        if raw is not None:
+            return tc.post("/v1/chat/completions", content=raw, headers={"content-type": "application/json"})
+        return tc.post("/v1/chat/completions", json=body)
+
+
+def _sse_calls(text):
+    content, calls, errors = [], {}, None
+    for line in text.splitlines():
+        if not line.startswith("data: ") or line == "data: [DONE]":
+            continue
+        obj = json.loads(line[6:])
+        d = obj["choices"][0]["delta"]
+        content.append(d.get("content") or "")
+        for tc in d.get("tool_calls") or []:
+            calls[tc["index"]] = (tc["function"]["name"], json.loads(tc["function"]["arguments"]))
+        if "tool_call_errors" in obj:
+            errors = obj["tool_call_errors"]
+    return "".join(content), [calls[i] for i in sorted(calls)], errors
+
+
+@pytest.mark.parametrize("fmt", _formats())
+@pytest.mark.parametrize("question", ["Weather?", "Weather, broken please"], ids=["good", "broken"])
+def test_every_format_writes_and_parses_calls(example, fmt, question):
+    app = example.create_app(fmt)
+    body = {"model": "fake-model", "messages": [{"role": "user", "content": question}], "tools": [WEATHER]}
+    r = _post(app, body)
+    assert r.status_code == 200, r.text
+    out = r.json()
+    msg = out["choices"][0]["message"]
+    assert msg["content"] == "Let me look that up."
+    assert [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in msg["tool_calls"]] == [
+        ("get_weather", EXPECTED_ARGS)]
+    want_errors = [] if question == "Weather?" else [("schema", "get_weather"), ("unknown_tool", "rm_rf")]
+    assert [(e["kind"], e["name"]) for e in out["tool_call_errors"]] == want_errors
+    r = _post(app, dict(body, stream=True))
+    assert r.status_code == 200
+    content, calls, errors = _sse_calls(r.text)
+    assert content == "Let me look that up."
+    assert calls == [("get_weather", EXPECTED_ARGS)]
+    assert [(e["kind"], e["name"]) for e in errors] == want_errors
+
+
+@pytest.mark.parametrize("tools", [
+    WEATHER,
+    "get_weather",
+    [{"name_of_tool": "x"}],
+    [WEATHER, WEATHER],
+    [{"type": "function", "function": {"name": 5}}],
+    [42],
+], ids=["dict", "str", "no-name", "duplicate", "name-not-str", "int"])
+@pytest.mark.parametrize("stream", [False, True], ids=["non-stream", "stream"])
+def test_bad_tools_get_400_with_an_openai_error_body(example, tools, stream):
+    app = example.create_app("qwen25")
+    r = _post(app, {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}], "tools": tools,
+                    "stream": stream})
+    assert r.status_code == 400, r.text
+    err = r.json()["error"]
+    assert err["type"] == "invalid_request_error" and err["param"] == "tools"
+    assert "tools" in err["message"] or "tool name" in err["message"]
+
+
+def test_bad_body_gets_400(example):
+    app = example.create_app("hermes")
+    assert _post(app, None, raw=b"{not json").status_code == 400
+    assert _post(app, None, raw=b"[1, 2]").status_code == 400
+    assert _post(app, {"messages": "hi"}).json()["error"]["param"] == "messages"
+
+
+def test_bad_tools_through_the_openai_client(client):
+    with pytest.raises(openai.BadRequestError) as ei:
+        _ask(client, "hi", stream=False, tools=(WEATHER, WEATHER))
+    assert ei.value.status_code == 400 and "duplicate" in str(ei.value)
+
+
+def test_unknown_format_is_refused_at_startup(example):
+    with pytest.raises(ValueError, match="no stand-in model output"):
+        example.create_app("no-such-format")

@@ -20,6 +20,8 @@ from sglang_toolparse._core import formats
 
 FORMATS = formats()
 TOOLS = ["get_weather", "search", "f"]
+# 30 distinct tools: each parser holds a realistic tool table
+MANY_TOOLS = TOOLS + ["tool_%d" % i for i in range(27)]
 sanitized = pytest.mark.skipif(os.environ.get("TOOLPARSE_SANITIZED") == "1", reason="RSS under ASan")
 
 
@@ -89,7 +91,7 @@ def create_free(fmt: str):
 
     def batch(k):
         for _ in range(k):
-            p = StreamParser(fmt, TOOLS * 10)
+            p = StreamParser(fmt, MANY_TOOLS)
             p.feed(unit[:7])
             p.feed(unit[7:] + "<")
             p.finish()
