@@ -28,6 +28,9 @@ name (qwen25_native). Each line is parsed by the native detector (streaming),
 SGLang's builtin detector (streaming) and SGLang's builtin one-shot
 (parse_non_stream); the speed and every difference in calls or text are
 reported. See docs/BENCH.md.
+
+--serving: the concurrent serving-path benchmark (SGLang's OpenAIServingChat
+with one large tool call among N streams); `bench --serving --help`.
 """
 
 
@@ -73,6 +76,11 @@ def _split(v: Optional[str]) -> Optional[List[str]]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--serving" in argv:
+        from .serving_cli import main as serving_main
+
+        return serving_main([a for a in argv if a != "--serving"])
     args = build_parser().parse_args(argv)
     if args.chunk < 1:
         raise SystemExit("--chunk must be >= 1")
