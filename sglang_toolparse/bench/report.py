@@ -58,6 +58,8 @@ def bench_table(report: Dict[str, Any]) -> str:
     headers = ["format", "scenario", "bytes", "chunks", "native", "sglang", "floor", "standalone",
                "sglang/native", "native/floor", "calls nat/sgl/sa", "text nat/sgl/sa"]
     right = [False, False, True, True, True, True, True, True, True, True, False, False]
+    if any("vllm" in r["sides"] for r in report["results"]):
+        return _with_vllm(report, headers, right)
     rows = []
     for r in report["results"]:
         s = r["sides"]
@@ -68,6 +70,27 @@ def bench_table(report: Dict[str, Any]) -> str:
             fmt_x(r["ratios"]["sglang_over_native"]), fmt_x(r["ratios"]["native_over_floor"]),
             "/".join(_ok(s.get(k), "calls") for k in ("native", "sglang", "standalone")),
             "/".join(_ok(s.get(k), "text") for k in ("native", "sglang", "standalone")),
+        ])
+    return table(headers, rows, right)
+
+
+def _with_vllm(report: Dict[str, Any], headers: List[str], right: List[bool]) -> str:
+    """The table plus vLLM's Rust parser (µs per chunk, its time over the
+    standalone parser's, its calls/text), for the formats it has."""
+    headers = headers[:8] + ["vllm", "vllm/standalone"] + headers[8:] + ["vllm calls/text"]
+    right = right[:8] + [True, True] + right[8:] + [False]
+    rows = []
+    for r in report["results"]:
+        s = r["sides"]
+        v = s.get("vllm")
+        rows.append([
+            r["format"], r["scenario"], str(r["bytes"]), str(r["chunks"]),
+            _side_cell(s.get("native")), _side_cell(s.get("sglang")), _side_cell(s.get("floor")),
+            _side_cell(s.get("standalone")), _side_cell(v), fmt_x(r["ratios"].get("vllm_over_standalone")),
+            fmt_x(r["ratios"]["sglang_over_native"]), fmt_x(r["ratios"]["native_over_floor"]),
+            "/".join(_ok(s.get(k), "calls") for k in ("native", "sglang", "standalone")),
+            "/".join(_ok(s.get(k), "text") for k in ("native", "sglang", "standalone")),
+            "%s/%s" % (_ok(v, "calls"), _ok(v, "text")) if v else "",
         ])
     return table(headers, rows, right)
 
@@ -116,6 +139,21 @@ def print_bench(report: Dict[str, Any], out) -> None:
         print(file=out)
         print("Targets (reported, not asserted):", file=out)
         print(targets_table(report), file=out)
+    if report.get("oneshot"):
+        from .oneshot import oneshot_table
+
+        print(file=out)
+        print("One-shot (build the parser and parse the whole response, us, min over runs; "
+              "native/sglang = FunctionCallParser.parse_non_stream, standalone = sglang_toolparse.parse, "
+              "vllm = vLLM's Rust parser as vLLM parses a complete response):", file=out)
+        print(oneshot_table(report["oneshot"]), file=out)
+    vinfo = report.get("vllm")
+    if vinfo is not None:
+        if vinfo.get("available"):
+            print("note: vLLM's Rust tool parser: %s (formats here: %s)" % (
+                vinfo["path"], ", ".join(vinfo["formats"]) or "none"), file=out)
+        else:
+            print("note: vLLM's Rust tool parser not measured: %s" % vinfo["error"], file=out)
     for n in report["notes"]:
         print("note: " + n, file=out)
 

@@ -124,6 +124,11 @@ class Pacing:
                 if script.measured:
                     self.tail_start = tt()  # the serving layer's end-of-stream work follows
                 return
+            # TokenizerManager clears the request's event after taking its
+            # outputs and waits on it; only its receive loop (another task)
+            # sets it again, so a stream always yields to the event loop
+            # between two items, even when more output is already waiting
+            await asyncio.sleep(0)
 
 
 _PACED: Any = None
