@@ -123,6 +123,23 @@ RENDERERS: Dict[str, Renderer] = {
     "glm47": render_glm47,
 }
 
+_KIMI_SECTION = ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>")
+_KIMI_CALL = ("<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>")
+
+
+def render_kimi_k2(prose: str, calls: Sequence[Call]) -> str:
+    """Kimi-K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX
+    <|tool_call_argument_begin|>{...}<|tool_call_end|>...<|tool_calls_section_end|>`.
+    Benchmarked once the core has the `kimi_k2` format (issue 13)."""
+    if not calls:
+        return prose
+    body = "".join("%sfunctions.%s:%d%s%s%s" % (_KIMI_CALL[0], n, i, _KIMI_CALL[1], _dumps(a), _KIMI_CALL[2])
+                   for i, (n, a) in enumerate(calls))
+    return prose + _KIMI_SECTION[0] + body + _KIMI_SECTION[1]
+
+
+# kept apart from the table above so the Kimi-K2 branch can merge its own
+RENDERERS.setdefault("kimi_k2", render_kimi_k2)
 
 # -- tools -----------------------------------------------------------------
 def _tool(name: str, desc: str, props: Dict[str, Any], required: Sequence[str]) -> Dict[str, Any]:
@@ -255,6 +272,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "deepseekv3": _DS_TOKENS,
     "deepseekv31": _DS_TOKENS,
 }
+SPECIAL_TOKENS.setdefault("kimi_k2", _KIMI_SECTION + _KIMI_CALL)
 
 
 def _token_spans(text: str, tokens: Sequence[str]) -> List[Tuple[int, int]]:

@@ -1,6 +1,6 @@
 """vLLM's Rust tool parser as an optional side of the bench.
 
-vllm 0.27-0.31 wheels ship `vllm/_rust_tool_parser.abi3.so`, a PyO3 module
+vllm 0.26-0.31 wheels ship `vllm/_rust_tool_parser.abi3.so`, a PyO3 module
 (Python >= 3.8 stable ABI) with native parsers for three formats. Its API,
 found by introspection of the 0.31.0 module:
 
