@@ -122,7 +122,7 @@ def write_png(report: Dict[str, Any], path: str) -> Optional[str]:
                 pts = tl.get("%s|%s|%s" % (fmt, kib, side)) or []
                 if pts:
                     ax.plot([p[0] / 1e3 for p in pts], [p[1] for p in pts], "-", color=color, lw=1.2,
-                            label="%s, %d KB call" % (label, kib))
+                            label="%s, with the tool call" % label)
                 base = tl.get("%s|0|%s" % (fmt, side)) or []
                 if base:
                     ax.plot([p[0] / 1e3 for p in base], [p[1] for p in base], ":", color=color, lw=0.9,
