@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 from sglang_toolparse.api import parse as tp_parse
 

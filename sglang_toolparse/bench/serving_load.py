@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import math
 import statistics
 import time
@@ -295,17 +294,15 @@ def prose_tokens(n: int) -> List[str]:
     return [PROSE_TOKENS[i % m] for i in range(n)]
 
 
-def run_serving(cfg: LoadConfig, formats: Sequence[str], show_progress: bool = True, log=None) -> Dict[str, Any]:
+def run_serving(cfg: LoadConfig, formats: Sequence[str], show_progress: bool = True) -> Dict[str, Any]:
     """Every (format, size, side) run plus one baseline per (format, side).
     Returns the report dict (schema sglang_toolparse.bench.serving/1)."""
     import logging
-    import sys
 
     from .progress import progress
     from .runner import environment
     from .sides import SGLang, discover_formats
 
-    log = log or sys.stderr
     notes: List[str] = []
     sg = SGLang()
     if not sg.ok:
@@ -413,6 +410,3 @@ def targets(results: Sequence[Dict[str, Any]], kib: int) -> List[Dict[str, Any]]
                         "met": None if v is None else v <= 2.0})
     return out
 
-
-def dumps(report: Dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, ensure_ascii=False)
