@@ -58,40 +58,28 @@ def bench_table(report: Dict[str, Any]) -> str:
     headers = ["format", "scenario", "bytes", "chunks", "native", "sglang", "floor", "standalone",
                "sglang/native", "native/floor", "calls nat/sgl/sa", "text nat/sgl/sa"]
     right = [False, False, True, True, True, True, True, True, True, True, False, False]
-    if any("vllm" in r["sides"] for r in report["results"]):
-        return _with_vllm(report, headers, right)
+    # vLLM's Rust parser (optional side): its us per chunk and its time over
+    # the standalone parser's after `standalone`, its calls/text at the end
+    vllm = any("vllm" in r["sides"] for r in report["results"])
+    if vllm:
+        headers = headers[:8] + ["vllm", "vllm/standalone"] + headers[8:] + ["vllm calls/text"]
+        right = right[:8] + [True, True] + right[8:] + [False]
     rows = []
     for r in report["results"]:
         s = r["sides"]
-        rows.append([
+        row = [
             r["format"], r["scenario"], str(r["bytes"]), str(r["chunks"]),
             _side_cell(s.get("native")), _side_cell(s.get("sglang")), _side_cell(s.get("floor")),
             _side_cell(s.get("standalone")),
             fmt_x(r["ratios"]["sglang_over_native"]), fmt_x(r["ratios"]["native_over_floor"]),
             "/".join(_ok(s.get(k), "calls") for k in ("native", "sglang", "standalone")),
             "/".join(_ok(s.get(k), "text") for k in ("native", "sglang", "standalone")),
-        ])
-    return table(headers, rows, right)
-
-
-def _with_vllm(report: Dict[str, Any], headers: List[str], right: List[bool]) -> str:
-    """The table plus vLLM's Rust parser (µs per chunk, its time over the
-    standalone parser's, its calls/text), for the formats it has."""
-    headers = headers[:8] + ["vllm", "vllm/standalone"] + headers[8:] + ["vllm calls/text"]
-    right = right[:8] + [True, True] + right[8:] + [False]
-    rows = []
-    for r in report["results"]:
-        s = r["sides"]
-        v = s.get("vllm")
-        rows.append([
-            r["format"], r["scenario"], str(r["bytes"]), str(r["chunks"]),
-            _side_cell(s.get("native")), _side_cell(s.get("sglang")), _side_cell(s.get("floor")),
-            _side_cell(s.get("standalone")), _side_cell(v), fmt_x(r["ratios"].get("vllm_over_standalone")),
-            fmt_x(r["ratios"]["sglang_over_native"]), fmt_x(r["ratios"]["native_over_floor"]),
-            "/".join(_ok(s.get(k), "calls") for k in ("native", "sglang", "standalone")),
-            "/".join(_ok(s.get(k), "text") for k in ("native", "sglang", "standalone")),
-            "%s/%s" % (_ok(v, "calls"), _ok(v, "text")) if v else "",
-        ])
+        ]
+        if vllm:
+            v = s.get("vllm")
+            row = row[:8] + [_side_cell(v), fmt_x(r["ratios"].get("vllm_over_standalone"))] + row[8:] + [
+                "%s/%s" % (_ok(v, "calls"), _ok(v, "text")) if v else ""]
+        rows.append(row)
     return table(headers, rows, right)
 
 
