@@ -155,3 +155,21 @@ def test_serving_cli_rejects_bad_options():
 
     with pytest.raises(SystemExit):
         serving_cli.main(["--streams", "1"])
+
+
+@pytest.mark.skipif(not HAVE_SGLANG, reason="SGLang not installed")
+def test_builtin_limit_stops_the_builtin_tool_call_and_says_so():
+    """--builtin-limit: a builtin tool-call run still in flight is stopped,
+    marked capped with the part streamed, and noted; baselines and the
+    native side are never stopped."""
+    _stub()
+    cfg = sl.LoadConfig(streams=2, sizes_kib=(4,), warmup_steps=2, builtin_limit_s=0.05)
+    rep = sl.run_serving(cfg, ["qwen25"], show_progress=False)
+    rows = {(r["kind"], r["side"]): r for r in rep["results"]}
+    capped = rows[("tool", "sglang")]
+    assert capped["capped"] and capped["calls"] == "capped"
+    assert 0 < capped["chars_streamed"] < capped["chars_total"]
+    assert any("--builtin-limit" in n and "qwen25 4 KB sglang" in n for n in rep["notes"])
+    for key in (("baseline", "sglang"), ("baseline", "native"), ("tool", "native")):
+        assert not rows[key]["capped"] and rows[key]["chars_streamed"] == rows[key]["chars_total"]
+    assert rows[("tool", "native")]["calls"] == "ok"
