@@ -133,9 +133,19 @@ def test_quick_table_and_json(quick):
         sa = r["sides"]["standalone"]
         assert sa["calls"] == "ok" and sa["text"] == "ok", r
         assert sa["us_per_chunk_min"] > 0 and sa["reps"] >= 1
-        assert set(r["ratios"]) == {"sglang_over_native", "native_over_floor", "native_over_standalone"}
+        assert set(r["ratios"]) == {"sglang_over_native", "native_over_floor", "native_over_standalone",
+                                    "vllm_over_standalone"}
     for t in rep["targets"]:
         assert set(t) >= {"format", "target", "value", "op", "threshold", "met"}
+    # one-shot table: every rendered format, the standalone parse() exact
+    from sglang_toolparse.bench.oneshot import scenario_keys
+
+    assert "One-shot" in stdout
+    assert {(r["format"], r["scenario"]) for r in rep["oneshot"]} == {
+        (f, s) for f in rendered for s in scenario_keys("quick")}
+    for r in rep["oneshot"]:
+        sa = r["sides"]["standalone"]
+        assert sa["calls"] == "ok" and sa["text"] == "ok" and sa["us_min"] > 0, r
 
 
 @pytest.mark.skipif(not HAVE_SGLANG, reason="SGLang not installed")
@@ -144,7 +154,7 @@ def test_quick_sglang_sides_measured_and_checked(quick):
     assert rep["environment"]["sglang"]
     for r in rep["results"]:
         s = r["sides"]
-        assert set(s) == {"native", "sglang", "floor", "standalone"}
+        assert set(s) - {"vllm"} == {"native", "sglang", "floor", "standalone"}
         # the native detector through SGLang's FunctionCallParser reproduces the ground truth
         assert s["native"]["calls"] == "ok" and s["native"]["text"] == "ok", r
         assert s["sglang"]["calls"] in STATUSES and s["sglang"]["text"] in TEXT_STATUSES
@@ -155,6 +165,9 @@ def test_quick_sglang_sides_measured_and_checked(quick):
             assert "calls_got" in s["sglang"]
     met = {t["target"].split(":")[0] for t in rep["targets"] if t["met"] is not None}
     assert {"chat response", "2 KB prose"} <= met
+    for r in rep["oneshot"]:
+        assert r["sides"]["native"]["calls"] == "ok", r
+        assert r["sides"]["sglang"]["calls"] in STATUSES | {None} or "error" in r["sides"]["sglang"]
 
 
 @pytest.fixture(scope="module")

@@ -28,6 +28,9 @@ name (qwen25_native). Each line is parsed by the native detector (streaming),
 SGLang's builtin detector (streaming) and SGLang's builtin one-shot
 (parse_non_stream); the speed and every difference in calls or text are
 reported. See docs/BENCH.md.
+
+--serving: the concurrent serving-path benchmark (SGLang's OpenAIServingChat
+with one large tool call among N streams); `bench --serving --help`.
 """
 
 
@@ -64,6 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="wall: time.perf_counter_ns (default); cpu: time.thread_time_ns, which leaves out "
                          "time the process was descheduled (steadier on a busy machine). Both are in the JSON.")
     ap.add_argument("--no-sglang", action="store_true", help="do not import SGLang (standalone side only)")
+    ap.add_argument("--vllm-rust-parser", metavar="PATH",
+                    help="vLLM's _rust_tool_parser.abi3.so (or its directory) as an extra side for the formats it "
+                         "has (default: $SGLANG_TOOLPARSE_VLLM_RUST_PARSER, else an installed vllm; "
+                         "scripts/get-vllm-rust-parser.sh extracts it from a wheel)")
+    ap.add_argument("--no-vllm", action="store_true", help="do not look for vLLM's Rust tool parser")
+    ap.add_argument("--no-oneshot", action="store_true", help="skip the one-shot (non-streaming) table")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     return ap
 
@@ -73,6 +82,11 @@ def _split(v: Optional[str]) -> Optional[List[str]]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--serving" in argv:
+        from .serving_cli import main as serving_main
+
+        return serving_main([a for a in argv if a != "--serving"])
     args = build_parser().parse_args(argv)
     if args.chunk < 1:
         raise SystemExit("--chunk must be >= 1")
@@ -116,9 +130,12 @@ def main(argv: Optional[List[str]] = None) -> int:
             json_path = args.json or DEFAULT_REPLAY_JSON
         else:
             from .runner import run_bench
+            from .vllm_peer import load as load_peer
 
+            peer = None if args.no_vllm else load_peer(args.vllm_rust_parser)
             result = run_bench(mode, formats=_split(args.formats), scenarios=_split(args.scenarios),
-                               chunk=args.chunk, split_markers=args.split_markers, show_progress=show, sg=sg)
+                               chunk=args.chunk, split_markers=args.split_markers, show_progress=show, sg=sg,
+                               peer=peer, oneshot=not args.no_oneshot)
             rep.print_bench(result, sys.stdout)
             json_path = args.json or DEFAULT_JSON
     finally:

@@ -64,10 +64,16 @@ def bench_table(report: Dict[str, Any]) -> str:
     headers = ["format", "scenario", "bytes", "chunks", "native", "sglang", "floor", "standalone",
                "sglang/native", "native/floor", "calls nat/sgl/sa", "text nat/sgl/sa", "args before close nat/sgl"]
     right = [False, False, True, True, True, True, True, True, True, True, False, False, False]
+    # vLLM's Rust parser (optional side): its us per chunk and its time over
+    # the standalone parser's after `standalone`, its calls/text at the end
+    vllm = any("vllm" in r["sides"] for r in report["results"])
+    if vllm:
+        headers = headers[:8] + ["vllm", "vllm/standalone"] + headers[8:] + ["vllm calls/text"]
+        right = right[:8] + [True, True] + right[8:] + [False]
     rows = []
     for r in report["results"]:
         s = r["sides"]
-        rows.append([
+        row = [
             r["format"], r["scenario"], str(r["bytes"]), str(r["chunks"]),
             _side_cell(s.get("native")), _side_cell(s.get("sglang")), _side_cell(s.get("floor")),
             _side_cell(s.get("standalone")),
@@ -75,7 +81,12 @@ def bench_table(report: Dict[str, Any]) -> str:
             "/".join(_ok(s.get(k), "calls") for k in ("native", "sglang", "standalone")),
             "/".join(_ok(s.get(k), "text") for k in ("native", "sglang", "standalone")),
             "/".join(_pct(s.get(k)) for k in ("native", "sglang")),
-        ])
+        ]
+        if vllm:
+            v = s.get("vllm")
+            row = row[:8] + [_side_cell(v), fmt_x(r["ratios"].get("vllm_over_standalone"))] + row[8:] + [
+                "%s/%s" % (_ok(v, "calls"), _ok(v, "text")) if v else ""]
+        rows.append(row)
     return table(headers, rows, right)
 
 
@@ -125,6 +136,21 @@ def print_bench(report: Dict[str, Any], out) -> None:
         print(file=out)
         print("Targets (reported, not asserted):", file=out)
         print(targets_table(report), file=out)
+    if report.get("oneshot"):
+        from .oneshot import oneshot_table
+
+        print(file=out)
+        print("One-shot (build the parser and parse the whole response, us, min over runs; "
+              "native/sglang = FunctionCallParser.parse_non_stream, standalone = sglang_toolparse.parse, "
+              "vllm = vLLM's Rust parser as vLLM parses a complete response):", file=out)
+        print(oneshot_table(report["oneshot"]), file=out)
+    vinfo = report.get("vllm")
+    if vinfo is not None:
+        if vinfo.get("available"):
+            print("note: vLLM's Rust tool parser: %s (formats here: %s)" % (
+                vinfo["path"], ", ".join(vinfo["formats"]) or "none"), file=out)
+        else:
+            print("note: vLLM's Rust tool parser not measured: %s" % vinfo["error"], file=out)
     for n in report["notes"]:
         print("note: " + n, file=out)
 

@@ -158,7 +158,9 @@ def measure(side: Side, chunks: Sequence[str], policy: Policy,
     timings' total_ms_* and us_per_chunk_* use `clock`, and both clocks'
     minimum is kept as wall_ms_min / cpu_ms_min."""
     first_w, first_c, outputs = run_stream(side, chunks, collect=True)
-    if side.kind == "standalone":
+    if side.assemble is not None:
+        text, calls = side.assemble(outputs or [])
+    elif side.kind == "standalone":
         text, calls = assemble_events(outputs or [])
     else:
         text, calls = assemble_fcp(outputs or [])
@@ -258,6 +260,8 @@ def run_bench(
     show_progress: bool = True,
     sg: Optional[SGLang] = None,
     log=sys.stderr,
+    peer: Any = None,
+    oneshot: bool = True,
 ) -> Dict[str, Any]:
     from .sides import discover_formats
 
@@ -287,13 +291,17 @@ def run_bench(
             continue
         side_objs = []
         for kind in sides:
-            s = make_side(kind, f, corpus.TOOLS, sg)
+            s = make_side(kind, f, corpus.TOOLS, sg, peer)
             if s is not None:
                 side_objs.append(s)
         for sc in scen:
             plan.append((f, corpus.render_case(sc, f.core, chunk, render, split_markers), side_objs))
 
-    total = sum(len(s) for _, _, s in plan)
+    from . import oneshot as one
+
+    one_keys = one.scenario_keys(mode.name) if oneshot else []
+    one_fmts = [f for f in fmts if f.core in corpus.RENDERERS]
+    total = sum(len(s) for _, _, s in plan) + len(one_fmts)
     results: List[Dict[str, Any]] = []
     last_args: Dict[str, Tuple[int, float]] = {}  # format -> (arg bytes, SGLang seconds) of the last args case
     with progress(total, enabled=show_progress) as bar:
@@ -343,8 +351,13 @@ def run_bench(
                 "sglang_over_native": _ratio(_t(res, "sglang"), _t(res, "native")),
                 "native_over_floor": _ratio(_t(res, "native"), _t(res, "floor")),
                 "native_over_standalone": _ratio(_t(res, "native"), _t(res, "standalone")),
+                "vllm_over_standalone": _ratio(_t(res, "vllm"), _t(res, "standalone")),
             }
             results.append(res)
+        oneshot_rows = []
+        for f in one_fmts if one_keys else []:
+            oneshot_rows += one.run_oneshot([f], one_keys, sg, peer, mode.fast, mode.clock, bar)
+            bar.update()
 
     busy = busy_note(results, mode.clock)
     if busy:
@@ -360,8 +373,18 @@ def run_bench(
         "formats": [f._asdict() for f in fmts],
         "results": results,
         "targets": targets(results, chunk, mode.clock),
+        "oneshot": oneshot_rows,
+        "vllm": _peer_info(peer),
         "notes": notes,
     }
+
+
+def _peer_info(peer: Any) -> Optional[Dict[str, Any]]:
+    if peer is None:
+        return None
+    from .vllm_peer import describe
+
+    return describe(peer)
 
 
 def busy_note(results: List[Dict[str, Any]], clock: str) -> Optional[str]:

@@ -7,6 +7,8 @@ return what the parser returned (a (text, calls) tuple or an event list).
 - floor:      FunctionCallParser over a detector whose parse_streaming_increment
               returns an empty StreamingParseResult (SGLang's own per-chunk cost)
 - standalone: sglang_toolparse.StreamParser(format, tools).feed
+- vllm:       vLLM's Rust tool parser (optional, vllm_peer.py), for the
+              formats it has
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 from sglang_toolparse import _core
 from sglang_toolparse.api import FORMAT_ALIASES, StreamParser
 
-SIDES = ("native", "sglang", "floor", "standalone")
+SIDES = ("native", "sglang", "floor", "standalone", "vllm")
 
 Feed = Callable[[str], Any]
 End = Callable[[], Any]
@@ -154,13 +156,23 @@ def discover_formats(sg: Optional[SGLang]) -> List[Format]:
 class Side:
     """A parser to time. start() makes a fresh stream."""
 
-    def __init__(self, kind: str, start: Callable[[], Tuple[Feed, End]]):
+    def __init__(self, kind: str, start: Callable[[], Tuple[Feed, End]],
+                 assemble: Optional[Callable[[list], Any]] = None):
         self.kind = kind
         self.start = start
+        self.assemble = assemble  # outputs -> (text, calls); None: by kind (runner.measure)
 
 
-def make_side(kind: str, fmt: Format, tools: List[Dict[str, Any]], sg: Optional[SGLang]) -> Optional[Side]:
-    """None if the side cannot run here (no SGLang, no builtin)."""
+def make_side(kind: str, fmt: Format, tools: List[Dict[str, Any]], sg: Optional[SGLang],
+              peer: Any = None) -> Optional[Side]:
+    """None if the side cannot run here (no SGLang, no builtin, no vLLM
+    parser for the format)."""
+    if kind == "vllm":
+        from . import vllm_peer
+
+        if peer is None or not peer.supports(fmt.core):
+            return None
+        return Side(kind, vllm_peer.stream_start(peer, fmt.core, tools), vllm_peer.assemble)
     if kind == "standalone":
 
         def start_sa() -> Tuple[Feed, End]:
