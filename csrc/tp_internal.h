@@ -51,6 +51,15 @@ int tp_call_json_args(tp_parser *p, const uint8_t *s, size_t n, size_t *used);
 /* End of stream inside a call: drops what it held, reports "unterminated". */
 void tp_call_unterminated(tp_parser *p);
 
+/* --- typed values (tp_value.c) --- */
+/* A complete, non-streamed value raw[0:n) of parameter `key` of the open
+ * call (tool p->tool_id): writes its JSON text into the arguments (by the
+ * parameter's kind and the format's p->fmt->types rules), or hands it to
+ * the host as a TP_EV_RAW_VALUE event. The caller writes the '"key": '
+ * before it. A TP_PARAM_STRING value is normally streamed instead; given
+ * here it becomes its raw text as a JSON string. */
+void tp_value_complete(tp_parser *p, const uint8_t *key, size_t klen, const uint8_t *raw, size_t n);
+
 static inline int tp_is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /* --- format registry --- */
@@ -60,7 +69,6 @@ int tp_fmt_jsontag_init(void);
 extern const tp_format tp_fmt_glm45;
 extern const tp_format tp_fmt_glm47;
 int tp_fmt_glm_init(void);
-void tp_params_free(tp_parser *p);
 extern const tp_format tp_fmt_deepseekv3;
 extern const tp_format tp_fmt_deepseekv31;
 int tp_fmt_deepseek_init(void);

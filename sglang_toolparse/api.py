@@ -1,6 +1,9 @@
 """Standalone Python API. Imports neither SGLang, torch nor pydantic."""
 from __future__ import annotations
 
+import json
+import threading
+from collections import OrderedDict
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from sglang_toolparse import _core
@@ -63,13 +66,85 @@ def tool_schemas(tools: Optional[Iterable[Any]]) -> Optional[List[Tuple[str, Any
     return [(_tool_name(t), _tool_schema(t)) for t in tools]
 
 
+# ---- tools compiled once ------------------------------------------------
+#
+# A schema-typed format needs each tool list compiled (schema -> a kind per
+# parameter, a C table shared read-only by every parser). A server sends
+# the same tools with thousands of requests, so compiled lists are kept in
+# two small LRU caches (CACHE_SIZE entries each, so changing tools per
+# request cannot grow memory):
+#  - by identity: the same list object passed again (its items unchanged)
+#    costs a dict lookup. A list whose schemas are mutated in place after
+#    it was first used keeps its first compilation: pass a new list.
+#  - by content: an equal list (a new request's tools) costs one json.dumps
+#    of the schemas, the key.
+# Compiled tables are immutable, so sharing them across threads is safe;
+# the caches themselves are guarded by a lock.
+
+CACHE_SIZE = 64
+_cache_lock = threading.Lock()
+_by_identity: "OrderedDict[Tuple[str, int], Tuple[Any, tuple, Any]]" = OrderedDict()
+_by_content: "OrderedDict[Tuple[str, str], Any]" = OrderedDict()
+
+
+def _remember(cache: "OrderedDict", key: Any, value: Any) -> None:
+    with _cache_lock:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > CACHE_SIZE:
+            cache.popitem(last=False)
+
+
+def _compile(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
+    from sglang_toolparse.glm_types import GlmConverter, compile_tools
+
+    rows, whole, by_name = compile_tools(fmt, schemas)
+    kinds = _core.KINDS
+    crow = [(name, kinds[dk], [(k, kinds[kind], mask) for k, kind, mask in params]) for name, dk, params in rows]
+    # every name of the list, in order (a repeated name keeps its first id)
+    names = [] if schemas is None else [n for n, _ in schemas]
+    crow = [(n, kinds["untyped"], []) for n in names] + crow
+
+    def host() -> GlmConverter:
+        return GlmConverter(fmt, by_name, whole)
+
+    return _core.CompiledTools(crow, whole, host)
+
+
+def compiled_tools(fmt: str, tools: Any) -> Any:
+    """The CompiledTools of `tools` (a list or tuple) for format `fmt`."""
+    if tools is None:
+        tools = ()
+    key = (fmt, id(tools))
+    with _cache_lock:
+        hit = _by_identity.get(key)
+        if hit is not None:
+            _by_identity.move_to_end(key)
+    if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(a is b for a, b in zip(hit[1], tools)):
+        return hit[2]
+    schemas = tool_schemas(tools) if tools else None
+    try:
+        ckey: Optional[Tuple[str, str]] = (fmt, json.dumps(schemas, ensure_ascii=False))
+    except (TypeError, ValueError):  # a schema json cannot write: not cached by content
+        ckey = None
+    compiled = None
+    if ckey is not None:
+        with _cache_lock:
+            compiled = _by_content.get(ckey)
+            if compiled is not None:
+                _by_content.move_to_end(ckey)
+    if compiled is None:
+        compiled = _compile(fmt, schemas)
+        if ckey is not None:
+            _remember(_by_content, ckey, compiled)
+    _remember(_by_identity, key, (tools, tuple(tools), compiled))
+    return compiled
+
+
 def _schema_options(fmt: str, tools: Optional[Iterable[Any]]) -> Dict[str, Any]:
     if fmt not in SCHEMA_TYPED_FORMATS:
         return {}
-    from sglang_toolparse.glm_types import GlmConverter
-
-    conv = GlmConverter(fmt, tool_schemas(tools))
-    return {"string_params": conv.string_params, "converter": conv}
+    return {"compiled": compiled_tools(fmt, tools)}
 
 
 class StreamParser(_core.StreamParser):
@@ -119,6 +194,6 @@ def collect(events: Iterable[_core.Event]) -> ParseResult:
 
 
 def parse(format: str, text: str, tools: Optional[Iterable[Any]] = None, **options: Any) -> ParseResult:
-    """One-shot parse of a complete response (same result as streaming it)."""
-    p = StreamParser(format, tools, **options)
-    return collect(p.feed(text) + p.finish())
+    """One-shot parse of a complete response (same result as streaming it;
+    each call's arguments are built once)."""
+    return collect(StreamParser(format, tools, **options).parse_all(text))
