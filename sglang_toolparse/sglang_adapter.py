@@ -166,7 +166,7 @@ class NativeDetectorMixin:
         p = self._new_parser(tools)
         calls: List[ToolCallItem] = []
         normal: List[str] = []
-        for ev in p.feed(text) + p.finish():
+        for ev in p.parse_all(text):  # one pass; each call's arguments built once
             t = type(ev)
             if t is Text:
                 normal.append(ev.text)
