@@ -1,7 +1,7 @@
 """Standalone Python API. Imports neither SGLang, torch nor pydantic."""
 from __future__ import annotations
 
-import json
+import marshal
 import threading
 from collections import OrderedDict
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Tuple
@@ -76,15 +76,16 @@ def tool_schemas(tools: Optional[Iterable[Any]]) -> Optional[List[Tuple[str, Any
 #  - by identity: the same list object passed again (its items unchanged)
 #    costs a dict lookup. A list whose schemas are mutated in place after
 #    it was first used keeps its first compilation: pass a new list.
-#  - by content: an equal list (a new request's tools) costs one json.dumps
-#    of the schemas, the key.
+#  - by content: an equal list (a new request's tools) costs reading the
+#    schemas and one marshal.dumps of them, the key (exact: equal bytes are
+#    equal content; a schema marshal cannot write is not cached by content).
 # Compiled tables are immutable, so sharing them across threads is safe;
 # the caches themselves are guarded by a lock.
 
 CACHE_SIZE = 64
 _cache_lock = threading.Lock()
 _by_identity: "OrderedDict[Tuple[str, int], Tuple[Any, tuple, Any]]" = OrderedDict()
-_by_content: "OrderedDict[Tuple[str, str], Any]" = OrderedDict()
+_by_content: "OrderedDict[Tuple[str, bytes], Any]" = OrderedDict()
 
 
 def _remember(cache: "OrderedDict", key: Any, value: Any) -> None:
@@ -124,8 +125,10 @@ def compiled_tools(fmt: str, tools: Any) -> Any:
         return hit[2]
     schemas = tool_schemas(tools) if tools else None
     try:
-        ckey: Optional[Tuple[str, str]] = (fmt, json.dumps(schemas, ensure_ascii=False))
-    except (TypeError, ValueError):  # a schema json cannot write: not cached by content
+        # version 2: no back-references or interning flags, so equal content
+        # gives equal bytes whatever objects it shares
+        ckey: Optional[Tuple[str, bytes]] = (fmt, marshal.dumps(schemas, 2))
+    except ValueError:  # an object marshal cannot write: not cached by content
         ckey = None
     compiled = None
     if ckey is not None:

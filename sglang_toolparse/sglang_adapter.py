@@ -89,9 +89,11 @@ class NativeDetectorMixin:
     def _new_parser(self, tools: Any) -> StreamParser:
         # whole tools, not just names: schema-typed formats (GLM) read
         # `function.parameters` to type values as SGLang does
+        # the request's own list when it is one: the compiled tools are then
+        # found by identity for every parser of the request
         return StreamParser(
             self._tp_format,
-            list(tools or []),
+            tools if isinstance(tools, (list, tuple)) else list(tools or []),
             forward_unknown=bool(envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get()),
         )
 
