@@ -71,3 +71,12 @@ const tp_type_rules *tp_rules_for(const void *fmt)
             return BY_FORMAT[i].rules;
     return &tp_rules_plain;
 }
+
+const tp_type_rules *tp_rules_named(const char *family)
+{
+    static const tp_type_rules *const ALL[] = {&tp_rules_glm45, &tp_rules_glm47, &tp_rules_plain};
+    for (size_t i = 0; i < sizeof(ALL) / sizeof(ALL[0]); i++)
+        if (strcmp(ALL[i]->family, family) == 0)
+            return ALL[i];
+    return NULL;
+}

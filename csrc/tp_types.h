@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "tp_buf.h"
+#include "tp_json.h"
 #include "tp_strset.h"
 
 /* Kinds of parameters. TP_KIND_UNTYPED/STRING/OTHER are the values of
@@ -97,6 +98,16 @@ int tp_tools_find(const tp_tools *t, const uint8_t *name, size_t len);
 int tp_tools_kind(const tp_tools *t, int id, const uint8_t *name, size_t len, unsigned *mask);
 
 /* ---- conversion ------------------------------------------------------ */
+
+/* What a complete raw value raw[0:n) of a parameter of `kind` (and union
+ * `mask`) becomes under rules `r`: TP_TV_TEXT (its JSON text appended to
+ * `out`), TP_TV_HOST (nothing appended: the host types it), or -1 (out of
+ * memory). `js` is scratch state; max_depth bounds JSON nesting. */
+enum { TP_TV_TEXT = 0, TP_TV_HOST = 1 };
+int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t *raw, size_t n,
+                  tp_json *js, uint32_t max_depth, tp_buf *out);
+/* The rules row of a family by name ("glm45", ...); NULL if none. */
+const tp_type_rules *tp_rules_named(const char *family);
 
 /* Appends s[0:n) as JSON string content (json.dumps(s, ensure_ascii=False)
  * without the quotes; lone surrogates in WTF-8 stay \u-escaped). */

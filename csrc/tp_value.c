@@ -1,36 +1,17 @@
-/* tp_value_complete: one complete, non-streamed parameter value of the open
- * call becomes JSON text in the argument stream, by its kind (compiled
- * tools) and the format family's rules (tp_type_rules.c). A value the rules
- * hand to the host becomes a TP_EV_RAW_VALUE event instead. */
+/* tp_type_value: what one complete raw value becomes, by its kind and a
+ * family's rules (tp_type_rules.c) - JSON text, or "the host decides". A
+ * pure function of its inputs (no parser), so it is tested directly.
+ * tp_value_complete: the same for a value of the open call, written into
+ * the argument stream (or handed over as a TP_EV_RAW_VALUE event). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tp_internal.h"
 
-/* where a decided value goes */
-enum { TO_TEXT, TO_HOST };
-
-static void to_host(tp_parser *p, const uint8_t *key, size_t klen, const uint8_t *raw, size_t n)
+static int put_string(tp_buf *out, const uint8_t *s, size_t n)
 {
-    size_t start = p->out.len;
-    if (tp_buf_append(&p->out, key, klen) || tp_buf_append(&p->out, raw, n)) {
-        p->oom = 1;
-        return;
-    }
-    tp_ev_mark(p, TP_EV_RAW_VALUE, p->cur, start);
-    if (!p->oom)
-        p->ev[p->nev - 1].offset = klen;
-}
-
-static void to_string(tp_parser *p, const uint8_t *s, size_t n)
-{
-    size_t start = p->out.len;
-    if (tp_buf_push(&p->out, '"') || tp_json_escape(&p->out, s, n) || tp_buf_push(&p->out, '"')) {
-        p->oom = 1;
-        return;
-    }
-    tp_ev_args_from(p, start);
+    return tp_buf_push(out, '"') || tp_json_escape(out, s, n) || tp_buf_push(out, '"') ? -1 : 0;
 }
 
 /* ---- duplicate object keys in canonical JSON (json.loads keeps the last,
@@ -161,28 +142,27 @@ static unsigned json_type(const uint8_t *s, size_t n)
     return isfinite(v) && floor(v) == v ? TP_JT_INTEGER : TP_JT_NUMBER;
 }
 
-/* The whole value as JSON, written canonically to p->out from `start`.
- * 1: written; 0: not JSON; -1: let the host decide (beyond the core's
- * limits, or an object with a repeated key). */
-static int json_value(tp_parser *p, const uint8_t *raw, size_t n)
+/* The whole value as JSON, appended canonically to `out`. 1: written;
+ * 0: not JSON; -1: let the host decide (beyond the core's limits, or an
+ * object with a repeated key, or a raw lone surrogate); -2: out of memory. */
+static int json_value(tp_json *js, uint32_t max_depth, const uint8_t *raw, size_t n, tp_buf *out)
 {
-    size_t start = p->out.len;
-    tp_json_init(&p->js, TPJ_MODE_NORMAL, p->lim.max_depth);
-    size_t k = tp_json_feed(&p->js, raw, n, &p->out);
-    if (!tp_json_failed(&p->js) && !tp_json_done(&p->js))
-        tp_json_end(&p->js, &p->out);
-    if (tp_json_failed(&p->js)) {
-        if (p->js.err == TP_ERR_NO_MEMORY)
-            p->oom = 1;
-        return p->js.err == TP_ERR_JSON_DEPTH || p->js.err == TP_ERR_JSON_NUMBER ? -1 : 0;
+    size_t start = out->len;
+    tp_json_init(js, TPJ_MODE_NORMAL, max_depth);
+    size_t k = tp_json_feed(js, raw, n, out);
+    if (!tp_json_failed(js) && !tp_json_done(js))
+        tp_json_end(js, out);
+    if (tp_json_failed(js)) {
+        if (js->err == TP_ERR_NO_MEMORY)
+            return -2;
+        return js->err == TP_ERR_JSON_DEPTH || js->err == TP_ERR_JSON_NUMBER ? -1 : 0;
     }
-    if (!tp_json_done(&p->js))
+    if (!tp_json_done(js))
         return 0;
     for (; k < n; k++)
         if (!tp_is_ws(raw[k]))
             return 0;
-    if (has_dup_keys(p->out.data + start, p->out.len - start) ||
-        has_surrogate(p->out.data + start, p->out.len - start))
+    if (has_dup_keys(out->data + start, out->len - start) || has_surrogate(out->data + start, out->len - start))
         return -1;
     return 1;
 }
@@ -212,56 +192,64 @@ static int maybe_literal(const uint8_t *s, size_t n)
     return 0;
 }
 
+int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t *raw, size_t n,
+                  tp_json *js, uint32_t max_depth, tp_buf *out)
+{
+    static const uint8_t EMPTY[1] = {0};
+    if (!raw)
+        raw = EMPTY; /* an empty value held in an unallocated buffer */
+    if (kind < 0 || kind >= TP_KIND__COUNT || kind == TP_KIND_HOST)
+        return TP_TV_HOST;
+    unsigned steps = r->steps[kind];
+    size_t start = out->len;
+    if (steps & TP_R_JSON) {
+        int res = json_value(js, max_depth, raw, n, out);
+        if (res == -2)
+            return -1;
+        if (res == 1) {
+            unsigned jt = json_type(out->data + start, out->len - start);
+            if (jt == TP_JT_STRING && (steps & TP_R_JSON_STR_HOST)) {
+                out->len = start;
+                return TP_TV_HOST;
+            }
+            if ((steps & TP_R_UNION_STRING) && !(jt & mask) && (mask & TP_JT_STRING)) {
+                out->len = start;
+                return put_string(out, raw, n) ? -1 : TP_TV_TEXT;
+            }
+            return TP_TV_TEXT;
+        }
+        out->len = start;
+        if (res < 0)
+            return TP_TV_HOST;
+    }
+    if ((steps & TP_R_UNESCAPE_HOST) && (memchr(raw, '\\', n) || memchr(raw, '"', n)))
+        return TP_TV_HOST;
+    if ((steps & TP_R_STRIP_QUOTES) && n >= 2 && raw[0] == raw[n - 1] && (raw[0] == '"' || raw[0] == '\''))
+        return put_string(out, raw + 1, n - 2) ? -1 : TP_TV_TEXT;
+    if ((steps & TP_R_LITERAL_HOST) && maybe_literal(raw, n))
+        return TP_TV_HOST;
+    return put_string(out, raw, n) ? -1 : TP_TV_TEXT;
+}
+
 void tp_value_complete(tp_parser *p, const uint8_t *key, size_t klen, const uint8_t *raw, size_t n)
 {
     if (p->oom)
         return;
     unsigned mask = 0;
     int kind = tp_parser_param_kind_mask(p, p->tool_id, key, klen, &mask);
-    const tp_type_rules *r = p->rules;
-    unsigned steps = r->steps[kind];
-    static const uint8_t EMPTY[1] = {0};
-    if (!raw)
-        raw = EMPTY; /* an empty value held in an unallocated buffer */
-    if (kind == TP_KIND_HOST) {
-        to_host(p, key, klen, raw, n);
-        return;
-    }
-    if (steps & TP_R_JSON) {
-        size_t start = p->out.len;
-        int res = json_value(p, raw, n);
-        if (p->oom)
-            return;
-        if (res == 1) {
-            unsigned jt = json_type(p->out.data + start, p->out.len - start);
-            if (jt == TP_JT_STRING && (steps & TP_R_JSON_STR_HOST)) {
-                p->out.len = start;
-                to_host(p, key, klen, raw, n);
-            } else if ((steps & TP_R_UNION_STRING) && !(jt & mask) && (mask & TP_JT_STRING)) {
-                p->out.len = start;
-                to_string(p, raw, n);
-            } else {
-                tp_ev_args_from(p, start);
-            }
+    size_t start = p->out.len;
+    int res = tp_type_value(p->rules, kind, mask, raw, n, &p->js, p->lim.max_depth, &p->out);
+    if (res < 0) {
+        p->oom = 1;
+    } else if (res == TP_TV_TEXT) {
+        tp_ev_args_from(p, start);
+    } else { /* the host types it: key bytes then the raw value */
+        if (tp_buf_append(&p->out, key, klen) || (n && tp_buf_append(&p->out, raw, n))) {
+            p->oom = 1;
             return;
         }
-        p->out.len = start;
-        if (res < 0) {
-            to_host(p, key, klen, raw, n);
-            return;
-        }
+        tp_ev_mark(p, TP_EV_RAW_VALUE, p->cur, start);
+        if (!p->oom)
+            p->ev[p->nev - 1].offset = klen;
     }
-    if ((steps & TP_R_UNESCAPE_HOST) && (memchr(raw, '\\', n) || memchr(raw, '"', n))) {
-        to_host(p, key, klen, raw, n);
-        return;
-    }
-    if ((steps & TP_R_STRIP_QUOTES) && n >= 2 && raw[0] == raw[n - 1] && (raw[0] == '"' || raw[0] == '\'')) {
-        to_string(p, raw + 1, n - 2);
-        return;
-    }
-    if ((steps & TP_R_LITERAL_HOST) && maybe_literal(raw, n)) {
-        to_host(p, key, klen, raw, n);
-        return;
-    }
-    to_string(p, raw, n);
 }

@@ -5,6 +5,7 @@ buffer."""
 
 cimport cython
 from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
+from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport uint8_t, int32_t, uint32_t
 
 from sglang_toolparse._ctp cimport *
@@ -204,6 +205,34 @@ cdef class CompiledTools:
 
     def __reduce__(self):
         raise TypeError("CompiledTools cannot be pickled; compile the tools again")
+
+
+def type_value(str family, int kind, unsigned mask, str raw):
+    """What the core makes of one complete raw value of a parameter of
+    `kind` (KINDS) and union `mask` under `family`'s rules: its JSON text,
+    or None when the host's (Python) rules type it. For tests and tools."""
+    cdef const tp_type_rules *r = tp_rules_named(family.encode())
+    if r == NULL:
+        raise ValueError("no typing rules named %r" % (family,))
+    if kind < 0 or kind >= TP_KIND__COUNT:
+        raise ValueError("bad kind %r" % (kind,))
+    cdef bytes b = raw.encode("utf-8", "surrogatepass")
+    cdef tp_json *js = <tp_json *>PyMem_Malloc(sizeof(tp_json))
+    cdef tp_buf out
+    cdef int res
+    if js == NULL:
+        raise MemoryError()
+    tp_buf_init(&out, 0)
+    try:
+        res = tp_type_value(r, kind, mask, <const uint8_t *>b, len(b), js, TP_DEFAULT_MAX_DEPTH, &out)
+        if res < 0:
+            raise MemoryError()
+        if res == TP_TV_HOST:
+            return None
+        return PyUnicode_DecodeUTF8(<const char *>out.data, out.len, "surrogatepass")
+    finally:
+        tp_buf_free(&out)
+        PyMem_Free(js)
 
 
 KINDS = {

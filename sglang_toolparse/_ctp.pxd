@@ -1,9 +1,30 @@
 # Declarations of the C core (csrc/tp_parser.h) for Cython.
 from libc.stdint cimport uint8_t, int32_t, uint32_t, uint64_t
 
+cdef extern from "tp_buf.h" nogil:
+    ctypedef struct tp_buf:
+        uint8_t *data
+        size_t len
+    void tp_buf_init(tp_buf *b, size_t limit)
+    void tp_buf_free(tp_buf *b)
+
+cdef extern from "tp_json.h" nogil:
+    ctypedef struct tp_json:
+        uint8_t state
+
 cdef extern from "tp_types.h" nogil:
     ctypedef struct tp_tools:
         uint32_t tool_cap
+    ctypedef struct tp_type_rules:
+        const char *family
+
+    enum:
+        TP_TV_TEXT
+        TP_TV_HOST
+
+    const tp_type_rules *tp_rules_named(const char *family)
+    int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t *raw, size_t n,
+                      tp_json *js, uint32_t max_depth, tp_buf *out)
 
     enum:
         TP_KIND_UNTYPED

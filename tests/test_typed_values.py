@@ -165,3 +165,36 @@ def test_python_code_run_while_collecting_cannot_read_moved_memory():
             continue
         for e in evs:
             repr(e)
+
+
+KIND_SCHEMAS = {  # kind name, mask -> a schema compiled to it
+    ("untyped", 0): None, ("integer", 0): {"type": "integer"}, ("number", 0): {"type": "number"},
+    ("boolean", 0): {"type": "boolean"}, ("null", 0): {"type": "null"}, ("object", 0): {"type": "object"},
+    ("array", 0): {"type": "array"}, ("other", 0): {"type": "int"},
+    ("union", 1 | 2): {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+    ("union", 32 | 16): {"anyOf": [{"type": "object"}, {"type": "null"}]},
+}
+VALUES = ["123", "hello", " hello ", "12.5", "-3", "1e5", "1e400", "-0", "2.0", "true", "null", "None", "True", '{"a": 1}',
+          "[1, 2]", '"q"', "'s'", '\\"e\\"', "", "  ", "\n5\n", "NaN", "-Infinity", "x\ny", "a\\nb", "{'a': 1}", "(1, 2)",
+          "5 apples", "'", '"', "\\u0031", "0x10", "007", "-", "{", '["a"]', "\\", "\u00e9", "[1,\n 2]", "b'x'", "#c\n5",
+          '{"a": {"b": 1, "b": 2}}', '{"k": "\ud800"}', "[" * 600 + "]" * 600, "1" * 5000]
+
+
+@pytest.mark.parametrize("fmt", ["glm45", "glm47"])
+def test_type_value_equals_python_rules(fmt):
+    """The C rules (tp_type_value) give the Python rules' JSON text for every
+    value they decide, and hand the rest to the host."""
+    for (kind, mask), schema in KIND_SCHEMAS.items():
+        props = {} if schema is None else {"p": schema}
+        rows, whole, by_name = compile_tools(fmt, [("f", {"type": "object", "properties": props})])
+        compiled = dict((k, (kd, m)) for k, kd, m in rows[0][2])
+        if schema is not None and fmt == "glm47":
+            assert compiled["p"] == (kind, mask), schema
+        k, m = compiled.get("p", ("untyped", 0))
+        conv = GlmConverter(fmt, by_name, whole)
+        for raw in VALUES:
+            got = _core.type_value(fmt, _core.KINDS[k], m, raw)
+            conv.begin("f")
+            ref = conv.value("p", raw)
+            if got is not None:
+                assert got == ref, (fmt, schema, raw)
