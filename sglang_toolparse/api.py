@@ -165,8 +165,11 @@ class StreamParser(_core.StreamParser):
         fmt = FORMAT_ALIASES.get(format, format)
         if tools is not None and not isinstance(tools, (list, tuple)):
             tools = list(tools)
-        options.update(_schema_options(fmt, tools))
-        super().__init__(fmt, tool_names(tools), **options)
+        typed = _schema_options(fmt, tools)
+        options.update(typed)
+        # a compiled tool list holds the names; () keeps "only these tools"
+        names = () if typed and tools is not None else tool_names(tools)
+        super().__init__(fmt, names, **options)
 
 
 class ToolCall(NamedTuple):
