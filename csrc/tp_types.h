@@ -59,6 +59,15 @@ enum {
                              * mask allows strings, becomes the raw text */
 };
 
+/* Adding a family (e.g. Qwen3-Coder, MiniMax-M2; their rules are in
+ * sglang_toolparse/xml_types.py on the xml branch): a row in
+ * tp_type_rules.c and its name in BY_FORMAT there, the compile step in
+ * Python producing kinds (a schema's type names map to kinds; MiniMax's
+ * type sets to a TP_KIND_UNION mask), and where a row needs a step this
+ * list lacks (their null words "null"/"None"/"nil", Python int()/float()
+ * of plain ASCII numbers, boolean words, JSON without NaN/Infinity) a new
+ * TP_R_* bit implemented once in tp_type_value(); anything needing Python
+ * semantics stays a *_HOST step. */
 typedef struct tp_type_rules {
     const char *family;
     uint8_t steps[TP_KIND__COUNT]; /* TP_R_* per kind */
