@@ -131,13 +131,15 @@ class Reentrant:
 
     def __init__(self):
         self.parser = None
+        self.calls = 0
 
     def begin(self, name):
         return False
 
     def value(self, key, raw):
+        self.calls += 1
         try:
-            self.parser.feed("<tool_call>f<arg_key>b</arg_key><arg_value>True</arg_value></tool_call>" * 50)
+            self.parser.feed("x" * 200000)  # the core's output buffer and events are replaced
         except RuntimeError:
             pass
         return json.dumps(raw)
@@ -155,16 +157,19 @@ def test_python_code_run_while_collecting_cannot_read_moved_memory():
     buffer and event array are reallocated) gives defined events or a
     RuntimeError, never a read of freed memory."""
     conv = Reentrant()
-    p = _core.StreamParser("glm47", ["f"], string_params={}, converter=conv)
+    p = _core.StreamParser("glm45", ["f"], string_params={}, converter=conv)
     conv.parser = p
-    text = "\u00e9" * 3000 + g47("f", ("b", "True"), ("c", "\u00e9" * 5000)) + "tail \u00e9"
-    for _ in range(20):
+    # "True" is typed by Python (literal_eval); 200 KB of text follow it in
+    # the same batch (this segfaulted before: SIGSEGV reading freed memory)
+    text = "<tool_call>f\n<arg_key>b</arg_key>\n<arg_value>True</arg_value>\n</tool_call>" + "\u00e9" * 100000
+    for _ in range(5):
         try:
             evs = p.feed(text)
         except RuntimeError:
             continue
         for e in evs:
             repr(e)
+    assert conv.calls == 5
 
 
 KIND_SCHEMAS = {  # kind name, mask -> a schema compiled to it
