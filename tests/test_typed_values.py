@@ -203,3 +203,15 @@ def test_type_value_equals_python_rules(fmt):
             ref = conv.value("p", raw)
             if got is not None:
                 assert got == ref, (fmt, schema, raw)
+
+
+@pytest.mark.parametrize("raw", [
+    '{"a": [{"b": 1, "b": 2}]}',  # a repeated key deep inside: json.loads keeps the last
+    "{" + ", ".join('"k%d": %d' % (i % 39, i) for i in range(40)) + "}",  # past the inline key list
+    "{" + ", ".join('"k%d": %d' % (i, i) for i in range(40)) + "}",
+    "[" * 70 + '{"a": 1, "a": 2}' + "]" * 70,  # deeper than the core checks: the host does
+])
+def test_object_values_with_repeated_keys(raw):
+    text = g47("f", ("o", raw))
+    want = json.dumps({"o": json.loads(raw)}, ensure_ascii=False)
+    assert parse("glm47", text, tools_with()).calls[0].arguments == want
