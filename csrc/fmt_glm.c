@@ -10,26 +10,20 @@
  * calls give {}. A missing </tool_call> before the next <tool_call> is
  * tolerated; the end of the stream inside a call is an "unterminated" error.
  *
- * Values are raw text whose JSON type comes from the tool's schema. The core
- * decides *how to stream* a value; the typing rules (SGLang's, ported to
- * sglang_toolparse/glm_types.py) decide *what* a non-string value becomes:
+ * Values are raw text whose JSON type comes from the tool's schema,
+ * compiled once per tool list into a kind per parameter (tp_types.h). This
+ * module only decides *how to stream* a value:
  *
- *  - A parameter declared TP_PARAM_STRING (tp_parser_add_param) streams as
- *    JSON-escaped string content while it is generated, holding back only a
- *    possible partial </arg_value>; whitespace inside the value is kept.
- *    SGLang's rules make a string-typed value differ from its raw text only
- *    when it is quoted or escaped (first non-blank byte " ' or \), or, for
- *    glm45, when the whole value is a JSON value (it becomes
- *    str(json.loads(v))). So the value is held while that is still possible
- *    (glm45: an incremental JSON validator runs over the held bytes, and a
- *    backslash keeps it held) and streams from the moment it is not. If it
- *    is still possible at </arg_value>, the value is handed over raw.
+ *  - A parameter declared TP_PARAM_STRING is its raw text, as the chat
+ *    templates render a string argument (`v` if it is a string, `tojson`
+ *    otherwise): it streams as JSON-escaped string content while it is
+ *    generated, holding back only a possible partial </arg_value>;
+ *    whitespace inside the value is kept. (SGLang also un-quotes and
+ *    JSON-decodes declared strings; see docs/PARSERS.md.)
  *  - Every other value (declared non-string, undeclared key, forwarded
  *    unknown tool, no tool list) is held (bounded by lim.max_buffer) until
- *    </arg_value> and handed over as one TP_EV_RAW_VALUE event (span = key
- *    bytes then value bytes, offset = key length). The binding converts it
- *    with the typing rules and puts the JSON text in the event's place in
- *    the argument stream, so the deltas still concatenate to the arguments.
+ *    </arg_value> and given to tp_value_complete(), which writes its JSON
+ *    text by the family's rules (tp_type_rules.c) or hands it to the host.
  *
  * The core writes '{', '"key": ', ', ', streamed strings and '}' itself, so
  * one-shot and streamed results are the same for every chunking. Each byte
@@ -47,7 +41,7 @@ enum {
     M_VALUE,     /* inside <arg_value>...</arg_value> */
     M_SKIP,      /* a broken call: drop everything up to its end tag */
 };
-enum { VK_DROP, VK_RAW, VK_HOLD, VK_STREAM };
+enum { VK_DROP, VK_RAW, VK_STREAM };
 #define TAG_LEN 11 /* strlen("<tool_call>") */
 
 static tp_matcher text_m;  /* <tool_call>, stray </tool_call> */
@@ -75,67 +69,7 @@ int tp_fmt_glm_init(void)
     return 0;
 }
 
-static int is_glm45(const tp_parser *p) { return p->fmt == &tp_fmt_glm45; }
-
 static int is_blank(uint8_t c) { return tp_is_ws(c) || c == '\v' || c == '\f'; }
-
-/* ---- JSON string escaping (json.dumps(s, ensure_ascii=False) form) ---- */
-
-static const char HEX[] = "0123456789abcdef";
-
-static int esc_append(tp_buf *b, const uint8_t *s, size_t n)
-{
-    size_t run = 0; /* start of the pending run of bytes copied verbatim */
-    if (n == 0)
-        return 0; /* s may be NULL (an empty buffer): no pointer arithmetic on it */
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = s[i];
-        char e[6];
-        size_t el = 0;
-        size_t skip = 1;
-        if (c == '"' || c == '\\') {
-            e[0] = '\\';
-            e[1] = (char)c;
-            el = 2;
-        } else if (c < 0x20) {
-            e[0] = '\\';
-            el = 2;
-            switch (c) {
-            case '\b': e[1] = 'b'; break;
-            case '\f': e[1] = 'f'; break;
-            case '\n': e[1] = 'n'; break;
-            case '\r': e[1] = 'r'; break;
-            case '\t': e[1] = 't'; break;
-            default:
-                e[1] = 'u';
-                e[2] = '0';
-                e[3] = '0';
-                e[4] = HEX[c >> 4];
-                e[5] = HEX[c & 0xF];
-                el = 6;
-            }
-        } else if (c == 0xED && i + 2 < n && s[i + 1] >= 0xA0 && s[i + 1] <= 0xBF &&
-                   (s[i + 2] & 0xC0) == 0x80) {
-            /* a lone surrogate (surrogatepass input): keep it escaped */
-            uint32_t cp = 0xD000u | ((uint32_t)(s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3Fu);
-            e[0] = '\\';
-            e[1] = 'u';
-            e[2] = HEX[(cp >> 12) & 0xF];
-            e[3] = HEX[(cp >> 8) & 0xF];
-            e[4] = HEX[(cp >> 4) & 0xF];
-            e[5] = HEX[cp & 0xF];
-            el = 6;
-            skip = 3;
-        } else {
-            continue;
-        }
-        if (tp_buf_append(b, s + run, i - run) || tp_buf_append(b, e, el))
-            return -1;
-        i += skip - 1;
-        run = i + 1;
-    }
-    return tp_buf_append(b, s + run, n - run);
-}
 
 static void args_lit(tp_parser *p, const char *s)
 {
@@ -146,7 +80,7 @@ static void args_lit(tp_parser *p, const char *s)
 static void args_esc(tp_parser *p, const uint8_t *s, size_t n)
 {
     size_t start = p->out.len;
-    if (esc_append(&p->out, s, n)) {
+    if (tp_json_escape(&p->out, s, n)) {
         p->oom = 1;
         return;
     }
@@ -271,13 +205,11 @@ static void value_open(tp_parser *p)
     p->first = 0;
     args_esc(p, p->key.data, p->key.len);
     args_lit(p, "\": ");
-    int kind = tp_parser_param_kind(p, p->tool_id, p->key.data, p->key.len);
-    if (kind == TP_PARAM_STRING) {
-        p->vkind = VK_HOLD;
-        if (is_glm45(p))
-            tp_json_init(&p->js, TPJ_MODE_NORMAL, p->lim.max_depth);
+    if (tp_parser_param_kind(p, p->tool_id, p->key.data, p->key.len) == TP_PARAM_STRING) {
+        args_lit(p, "\""); /* the raw text, streamed as it is generated */
+        p->vkind = VK_STREAM;
     } else {
-        p->vkind = VK_RAW;
+        p->vkind = VK_RAW; /* held until </arg_value>, then typed */
     }
 }
 
@@ -295,79 +227,6 @@ static void hold(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
         broken(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, off, n));
 }
 
-/* a held string value cannot be typed as anything but its raw text: stream */
-static void commit_stream(tp_parser *p, const uint8_t *s, size_t n)
-{
-    args_lit(p, "\"");
-    args_esc(p, p->pending.data, p->pending.len);
-    args_esc(p, s, n);
-    tp_buf_clear(&p->pending);
-    tp_buf_shrink(&p->pending, 0);
-    p->vkind = VK_STREAM;
-}
-
-static size_t first_nonblank(const uint8_t *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n && tp_is_ws(s[i]))
-        i++;
-    return i;
-}
-
-/* content bytes of a string-typed value while its fate is open */
-static void hold_string(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
-{
-    if (p->fstate == 0) { /* nothing but blanks so far */
-        size_t i = 0;
-        while (i < n && tp_is_ws(s[i]))
-            i++;
-        if (i == n) {
-            hold(p, s, n, off);
-            return;
-        }
-        if (p->pending.len + i > p->pending.limit) {
-            /* the leading blank run alone overflows the hold: an error
-             * whether it arrived in pieces (held) or with what follows */
-            broken(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, off, i));
-            return;
-        }
-        if (s[i] == '"' || s[i] == '\'' || s[i] == '\\') {
-            p->vkind = VK_RAW; /* quoted or escaped: typed as a whole */
-            hold(p, s, n, off);
-            return;
-        }
-        if (!is_glm45(p)) {
-            commit_stream(p, s, n);
-            return;
-        }
-        p->fstate = 1;
-    }
-    /* glm45: held while the value may still be one JSON value */
-    const uint8_t *bs = memchr(s, '\\', n);
-    size_t lim = bs ? (size_t)(bs - s) : n;
-    /* d: index of the byte that rules JSON out (lim: none does) */
-    size_t d;
-    if (tp_json_done(&p->js)) {
-        d = first_nonblank(s, lim);
-    } else {
-        size_t k = tp_json_feed(&p->js, s, lim, NULL);
-        d = tp_json_failed(&p->js) ? p->js.err_at : k + first_nonblank(s + k, lim - k);
-    }
-    if (d < lim) {
-        if (p->pending.len + d > p->pending.limit) {
-            /* fed in pieces, the bytes before d would have been held and
-             * overflowed: the same error here, so chunking never matters */
-            broken(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, off, d));
-            return;
-        }
-        commit_stream(p, s, n);
-        return;
-    }
-    if (bs)
-        p->vkind = VK_RAW; /* an escape may unescape into JSON: typed as a whole */
-    hold(p, s, n, off);
-}
-
 static void value_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     if (n == 0)
@@ -381,9 +240,6 @@ static void value_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
     case VK_RAW:
         hold(p, s, n, off);
         break;
-    case VK_HOLD:
-        hold_string(p, s, n, off);
-        break;
     }
 }
 
@@ -392,16 +248,8 @@ static void value_close(tp_parser *p)
     p->mode = M_BETWEEN;
     if (p->vkind == VK_STREAM) {
         args_lit(p, "\"");
-    } else if (p->vkind == VK_RAW || p->vkind == VK_HOLD) {
-        size_t start = p->out.len;
-        if (tp_buf_append(&p->out, p->key.data, p->key.len) ||
-            tp_buf_append(&p->out, p->pending.data, p->pending.len)) {
-            p->oom = 1;
-            return;
-        }
-        tp_ev_mark(p, TP_EV_RAW_VALUE, p->cur, start);
-        if (!p->oom)
-            p->ev[p->nev - 1].offset = p->key.len;
+    } else if (p->vkind == VK_RAW) {
+        tp_value_complete(p, p->key.data, p->key.len, p->pending.data, p->pending.len);
     }
     tp_buf_clear(&p->pending);
     tp_buf_shrink(&p->pending, 1u << 16);

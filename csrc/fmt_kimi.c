@@ -247,7 +247,8 @@ static long object_keys(const uint8_t *s, size_t n, tp_strset *keys)
 /* The declared tool best matching the held arguments, or -1. */
 static int infer_tool(tp_parser *p)
 {
-    uint32_t ntools = p->tools.n;
+    const tp_tools *tt = tp_parser_tools(p);
+    uint32_t ntools = tt->names.n;
     if (ntools == 1)
         return 0;
     if (ntools == 0)
@@ -260,9 +261,9 @@ static int infer_tool(tp_parser *p)
     long *overlap = nkeys < 0 ? NULL : calloc(ntools, sizeof *overlap);
     uint8_t *has = overlap ? calloc(ntools, 1) : NULL;
     if (has) {
-        for (uint32_t e = 0; e < p->params.n; e++) {
-            const uint8_t *k = p->params.keys + p->params.off[e];
-            size_t kl = p->params.off[e + 1] - p->params.off[e];
+        for (uint32_t e = 0; e < tt->params.n; e++) {
+            const uint8_t *k = tt->params.keys + tt->params.off[e];
+            size_t kl = tt->params.off[e + 1] - tt->params.off[e];
             uint32_t tid;
             memcpy(&tid, k, 4);
             if (tid >= ntools)
@@ -296,7 +297,7 @@ static void close_inferred(tp_parser *p, uint64_t off)
         tp_ev_error(p, TP_ERR_MISSING_NAME, p->call_off, -1, p->key.data, p->key.len);
         return;
     }
-    const tp_strset *ts = &p->tools;
+    const tp_strset *ts = &tp_parser_tools(p)->names;
     tp_buf_clear(&p->name);
     if (tp_buf_append(&p->name, ts->keys + ts->off[t], ts->off[t + 1] - ts->off[t])) {
         tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, p->key.data, p->key.len);
@@ -314,12 +315,12 @@ static int args_begin(tp_parser *p, uint64_t off)
     tp_json_init(&p->js, TPJ_MODE_NORMAL, p->lim.max_depth);
     p->call_off = off;
     if (p->vkind) {
-        if (p->tools.n == 1) {
+        if (tp_parser_tools(p)->names.n == 1) {
             p->vkind = 0; /* the only tool */
-            const tp_strset *ts = &p->tools;
+            const tp_strset *ts = &tp_parser_tools(p)->names;
             if (tp_buf_append(&p->name, ts->keys + ts->off[0], ts->off[1] - ts->off[0]))
                 return 0;
-        } else if (p->tools.n == 0) {
+        } else if (tp_parser_tools(p)->names.n == 0) {
             tp_ev_error(p, TP_ERR_MISSING_NAME, off, -1, p->key.data, p->key.len);
             return 0; /* no tool to infer from */
         } else {

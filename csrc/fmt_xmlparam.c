@@ -146,7 +146,7 @@ static void args_lit(tp_parser *p, const char *s)
 static void args_esc(tp_parser *p, const uint8_t *s, size_t n)
 {
     size_t start = p->out.len;
-    if (tp_json_escape_append(&p->out, s, n)) {
+    if (tp_json_escape(&p->out, s, n)) {
         p->oom = 1;
         return;
     }
@@ -348,8 +348,11 @@ static void value_open(tp_parser *p, const xml_spelling *sp)
     p->first = 0;
     args_esc(p, p->key.data, p->key.len);
     args_lit(p, "\": ");
+    /* a declared string, an undeclared key or tool: streamed as a string
+     * (both SGLang detectors read those as strings); any other kind is typed
+     * when it closes */
     int kind = tp_parser_param_kind(p, p->tool_id, p->key.data, p->key.len);
-    p->vkind = kind == TP_PARAM_OTHER ? VK_RAW : VK_HOLD;
+    p->vkind = kind == TP_PARAM_STRING || kind == TP_PARAM_UNKNOWN ? VK_HOLD : VK_RAW;
 }
 
 static void hold(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)

@@ -66,9 +66,17 @@ int tp_call_json_args(tp_parser *p, const uint8_t *s, size_t n, size_t *used);
 /* End of stream inside a call: drops what it held, reports "unterminated". */
 void tp_call_unterminated(tp_parser *p);
 
-/* Appends s[0:n) escaped as JSON string content (json.dumps form, lone
- * surrogates kept escaped). Returns 0, or -1 (limit / memory). */
-int tp_json_escape_append(tp_buf *b, const uint8_t *s, size_t n);
+/* The parser's tools: its own (tp_parser_add_tool) or a shared compiled list. */
+const tp_tools *tp_parser_tools(const tp_parser *p);
+
+/* --- typed values (tp_value.c) --- */
+/* A complete, non-streamed value raw[0:n) of parameter `key` of the open
+ * call (tool p->tool_id): writes its JSON text into the arguments (by the
+ * parameter's kind and the format's p->fmt->types rules), or hands it to
+ * the host as a TP_EV_RAW_VALUE event. The caller writes the '"key": '
+ * before it. A TP_PARAM_STRING value is normally streamed instead; given
+ * here it becomes its raw text as a JSON string. */
+void tp_value_complete(tp_parser *p, const uint8_t *key, size_t klen, const uint8_t *raw, size_t n);
 
 static inline int tp_is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -79,7 +87,6 @@ int tp_fmt_jsontag_init(void);
 extern const tp_format tp_fmt_glm45;
 extern const tp_format tp_fmt_glm47;
 int tp_fmt_glm_init(void);
-void tp_params_free(tp_parser *p);
 extern const tp_format tp_fmt_deepseekv3;
 extern const tp_format tp_fmt_deepseekv31;
 int tp_fmt_deepseek_init(void);

@@ -86,6 +86,7 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
     p->flags = flags;
     p->cur = -1;
     p->tool_id = -1;
+    p->rules = tp_rules_for(fmt);
     tp_buf_init(&p->out, 0);
     tp_buf_init(&p->ws, TP_WS_HOLD_MAX);
     tp_buf_init(&p->name, p->lim.max_name);
@@ -108,20 +109,8 @@ void tp_parser_free(tp_parser *p)
     tp_buf_free(&p->callname);
     tp_buf_free(&p->callid);
     tp_buf_free(&p->pending);
-    tp_strset_free(&p->tools);
-    tp_params_free(p);
-}
-
-/* ---- tool set ---- */
-
-int tp_parser_find_tool(const tp_parser *p, const uint8_t *name, size_t len)
-{
-    return tp_strset_find(&p->tools, name, len, NULL, 0);
-}
-
-int tp_parser_add_tool(tp_parser *p, const uint8_t *name, size_t len)
-{
-    return tp_strset_add(&p->tools, name, len, NULL, 0);
+    tp_tools_free(&p->own);
+    p->shared = NULL;
 }
 
 /* ---- feeding ---- */

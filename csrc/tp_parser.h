@@ -15,6 +15,7 @@
 #include "tp_errors.h"
 #include "tp_json.h"
 #include "tp_strset.h"
+#include "tp_types.h"
 
 typedef enum {
     TP_EV_TEXT = 1,       /* span: plain text for the user */
@@ -25,10 +26,10 @@ typedef enum {
     TP_EV_CALL_END = 4,   /* call: index; arguments are complete */
     TP_EV_ERROR = 5,      /* code, offset, call (or -1); span: detail text */
     TP_EV_RAW_VALUE = 6,  /* call: index; span: key bytes then the raw value text;
-                           * offset: key length. Schema-typed formats (GLM) hand
-                           * over a value the core does not type itself: the
-                           * binding converts it to JSON text, which takes the
-                           * event's place in the argument stream. */
+                           * offset: key length. A value whose typing needs the
+                           * host's rules (Python literal syntax, see tp_types.h):
+                           * the binding converts it to JSON text, which takes
+                           * the event's place in the argument stream. */
 } tp_event_type;
 
 typedef struct {
@@ -70,7 +71,8 @@ struct tp_parser {
     const tp_format *fmt;
     tp_limits lim;
     uint32_t flags;
-    tp_strset tools;      /* tool names; id = declaration order */
+    tp_tools own;             /* tools declared on this parser (tp_parser_add_tool) */
+    const tp_tools *shared;   /* or a compiled tool list shared by parsers */
 
     /* output batch */
     tp_event *ev;
@@ -105,17 +107,15 @@ struct tp_parser {
     tp_json js; /* value scanner */
     tp_json ks; /* key / name scanner */
 
-    /* schema-typed formats: parameter kinds (tp_parser_add_param) */
-    tp_strset params;    /* keys: tool id (4 bytes) + parameter name */
-    uint8_t *param_kind; /* by params id */
-    int32_t tool_id;     /* declared tool of the open call, -1 if none */
+    int32_t tool_id; /* declared tool of the open call, -1 if none */
+    const tp_type_rules *rules; /* the format's value typing (tp_rules_for) */
 };
 
-/* Kinds of declared parameters (schema-typed formats). A TP_PARAM_STRING
- * value streams as JSON string content while it is generated; any other
- * value (TP_PARAM_OTHER or undeclared) is handed over whole as a
- * TP_EV_RAW_VALUE event once it closes. */
-enum { TP_PARAM_UNKNOWN = 0, TP_PARAM_STRING = 1, TP_PARAM_OTHER = 2 };
+/* Kinds of declared parameters (schema-typed formats; every tp_kind of
+ * tp_types.h). A TP_PARAM_STRING value streams as JSON string content (its
+ * raw text) while it is generated; any other value is held until it closes
+ * and then given to tp_value_complete(). */
+enum { TP_PARAM_UNKNOWN = TP_KIND_UNTYPED, TP_PARAM_STRING = TP_KIND_STRING, TP_PARAM_OTHER = TP_KIND_OTHER };
 
 /* Call once per process before anything else (idempotent). */
 int tp_global_init(void);
@@ -135,8 +135,15 @@ int tp_parser_find_tool(const tp_parser *p, const uint8_t *name, size_t len);
 /* Declares the kind of parameter `name` of tool `tool_id` (an id returned by
  * tp_parser_add_tool). Returns 0, or -1 on allocation failure / bad id. */
 int tp_parser_add_param(tp_parser *p, int tool_id, const uint8_t *name, size_t len, int kind);
-/* TP_PARAM_* of a parameter; TP_PARAM_UNKNOWN if it was not declared. */
+/* TP_PARAM_* / tp_kind of a parameter; TP_PARAM_UNKNOWN if it was not
+ * declared (or the tool's default kind). */
 int tp_parser_param_kind(const tp_parser *p, int tool_id, const uint8_t *name, size_t len);
+int tp_parser_param_kind_mask(const tp_parser *p, int tool_id, const uint8_t *name, size_t len,
+                              unsigned *mask);
+/* Uses a compiled tool list (names and parameter kinds) instead of
+ * tp_parser_add_tool/add_param. `t` is only read, must not change while it
+ * is used, and must outlive the parser; many parsers may share it. */
+void tp_parser_use_tools(tp_parser *p, const tp_tools *t);
 
 /* Feeds a chunk / ends the stream. Returns 0, or -1 if memory ran out (the
  * parser is then unusable). Events are in tp_parser_events(). */
@@ -149,5 +156,6 @@ static inline const tp_event *tp_parser_events(const tp_parser *p, size_t *n)
     return p->ev;
 }
 static inline const uint8_t *tp_parser_output(const tp_parser *p) { return p->out.data; }
+static inline size_t tp_parser_output_len(const tp_parser *p) { return p->out.len; }
 
 #endif

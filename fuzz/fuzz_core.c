@@ -255,8 +255,14 @@ static const char *const TOOLS[] = {"get_weather", "search", "f", "a_very_long_t
 static const struct {
     const char *name;
     int kind;
-} PARAMS[] = {{"city", TP_PARAM_STRING}, {"s", TP_PARAM_STRING}, {"q", TP_PARAM_STRING},
-              {"n", TP_PARAM_OTHER}, {"a", TP_PARAM_OTHER}, {"unit", TP_PARAM_STRING}};
+    unsigned mask;
+} PARAMS[] = {{"city", TP_PARAM_STRING, 0}, {"s", TP_PARAM_STRING, 0}, {"q", TP_PARAM_STRING, 0},
+              {"n", TP_PARAM_OTHER, 0}, {"a", TP_PARAM_OTHER, 0}, {"unit", TP_PARAM_STRING, 0},
+              /* every kind of the typed-value layer (tp_types.h) */
+              {"i", TP_KIND_INTEGER, 0}, {"x", TP_KIND_NUMBER, 0}, {"b", TP_KIND_BOOLEAN, 0},
+              {"o", TP_KIND_OBJECT, 0}, {"l", TP_KIND_ARRAY, 0}, {"z", TP_KIND_NULL, 0},
+              {"u", TP_KIND_UNION, TP_JT_STRING | TP_JT_INTEGER}, {"v", TP_KIND_UNION, TP_JT_OBJECT},
+              {"h", TP_KIND_HOST, 0}};
 
 /* Runs one stream. chunking: 0 = one shot, 1 = byte by byte, else random
  * cuts of 1..max_chunk bytes seeded by `seed`. */
@@ -278,15 +284,25 @@ static void run(trace *t, const tp_format *fmt, uint8_t opts, const uint8_t *s, 
     if (opts & 2)
         flags |= TP_FLAG_FORWARD_UNKNOWN;
     must(tp_parser_init(&p, fmt, &lim, flags) == 0);
+    /* opts & 16: the tools as a shared compiled table (tp_parser_use_tools) */
+    tp_tools shared;
+    tp_tools_init(&shared);
     if (!(opts & 1))
         for (size_t i = 0; i < sizeof(TOOLS) / sizeof(TOOLS[0]); i++) {
-            int id = tp_parser_add_tool(&p, (const uint8_t *)TOOLS[i], strlen(TOOLS[i]));
+            const uint8_t *tn = (const uint8_t *)TOOLS[i];
+            int id = (opts & 16) ? tp_tools_add(&shared, tn, strlen(TOOLS[i]))
+                                 : tp_parser_add_tool(&p, tn, strlen(TOOLS[i]));
             must(id >= 0);
             if (opts & 8) /* parameter kinds (schema-typed formats); kimi_k2: names for bare counters */
-                for (size_t k = 0; k < sizeof(PARAMS) / sizeof(PARAMS[0]); k++)
-                    must(tp_parser_add_param(&p, id, (const uint8_t *)PARAMS[k].name,
-                                             strlen(PARAMS[k].name), PARAMS[k].kind) == 0);
+                for (size_t k = 0; k < sizeof(PARAMS) / sizeof(PARAMS[0]); k++) {
+                    const uint8_t *pn = (const uint8_t *)PARAMS[k].name;
+                    size_t pl = strlen(PARAMS[k].name);
+                    must(((opts & 16) ? tp_tools_add_param(&shared, id, pn, pl, PARAMS[k].kind, PARAMS[k].mask)
+                                      : tp_parser_add_param(&p, id, pn, pl, PARAMS[k].kind)) == 0);
+                }
         }
+    if (opts & 16)
+        tp_parser_use_tools(&p, &shared);
     t->open = -1;
     t->fresh = -1;
     t->next_index = 0;
@@ -322,6 +338,7 @@ static void run(trace *t, const tp_format *fmt, uint8_t opts, const uint8_t *s, 
     tp_parser_events(&p, &nev);
     CHECK(nev == 0, "events after finish");
     tp_parser_free(&p);
+    tp_tools_free(&shared);
 }
 
 static void compare(const trace *a, const trace *b)

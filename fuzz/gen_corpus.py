@@ -24,6 +24,12 @@ from sglang_toolparse._core import formats  # noqa: E402
 
 GENERIC_SEEDS = [
     "",
+    # every kind of the typed-value layer (PARAMS of fuzz_core.c)
+    "<tool_call>f<arg_key>i</arg_key><arg_value>'5'</arg_value><arg_key>x</arg_key><arg_value>\"2.5\"</arg_value>"
+    "<arg_key>b</arg_key><arg_value>True</arg_value><arg_key>o</arg_key><arg_value>{\"a\": 1, \"a\": [1.0, 1e400]}"
+    "</arg_value><arg_key>l</arg_key><arg_value>[1,\n 2]</arg_value><arg_key>z</arg_key><arg_value>null</arg_value>"
+    "<arg_key>u</arg_key><arg_value>[7]</arg_value><arg_key>v</arg_key><arg_value>'q'</arg_value>"
+    "<arg_key>h</arg_key><arg_value>x</arg_value><arg_key>s</arg_key><arg_value>\\\"a\"</arg_value></tool_call>",
     "Just prose, no calls at all.\n",
     "  \n\t ",
     '{"name": "f", "arguments": {"a": 1}}',
@@ -59,7 +65,7 @@ def main(outdir: str) -> None:
             # changed seed
             with open(os.path.join(seeds, "%s-%s" % (name, hashlib.sha1(data).hexdigest()[:16])), "wb") as f:
                 f.write(data)
-            for opts, ch in ((0, 0), (1, 9), (4, 3)):
+            for opts, ch in ((0, 0), (1, 9), (4, 3), (8, 2), (24, 5)):
                 raw = bytes([fi, opts, ch]) + data
                 with open(os.path.join(corpus, "%s-%s" % (name, hashlib.sha1(raw).hexdigest()[:16])), "wb") as f:
                     f.write(raw)

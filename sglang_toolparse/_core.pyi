@@ -1,4 +1,4 @@
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
 
 ERROR_REASONS: Dict[str, str]
 DEFAULT_LIMITS: Dict[str, int]
@@ -58,6 +58,18 @@ class ParseError(Event):
 
 AnyEvent = Union[Text, CallStart, ArgsDelta, CallEnd, ParseError]
 
+KINDS: Dict[str, int]
+
+class CompiledTools:
+    @property
+    def names(self) -> Tuple[str, ...]: ...
+    @property
+    def whole(self) -> FrozenSet[str]: ...
+    @property
+    def host(self) -> Optional[Any]: ...
+    def __init__(self, rows: Iterable[Tuple[str, int, Iterable[Tuple[str, int, int]]]],
+                 whole: Iterable[str] = ..., host: Optional[Any] = ...) -> None: ...
+
 class StreamParser:
     @property
     def format(self) -> str: ...
@@ -81,6 +93,8 @@ class StreamParser:
         other_params: Optional[Dict[str, Iterable[str]]] = ...,
         converter: Optional[Any] = ...,
         properties: Optional[Dict[str, Iterable[str]]] = ...,
+        compiled: Optional["CompiledTools"] = ...,
     ) -> None: ...
     def feed(self, text: str) -> List[AnyEvent]: ...
+    def parse_all(self, text: str) -> List[AnyEvent]: ...
     def finish(self) -> List[AnyEvent]: ...

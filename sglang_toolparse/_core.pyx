@@ -5,6 +5,7 @@ buffer."""
 
 cimport cython
 from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
+from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport uint8_t, int32_t, uint32_t
 
 from sglang_toolparse._ctp cimport *
@@ -177,8 +178,90 @@ cdef class ParseError(Event):
         return (self.index, self.code, self.offset, self.detail)
 
 
-cdef inline str _span(const uint8_t *out, size_t start, size_t n):
-    return PyUnicode_DecodeUTF8(<const char *>out + start, n, "surrogatepass")
+@cython.final
+cdef class CompiledTools:
+    """A tool list compiled once for a format: tool names and, per declared
+    parameter, a kind (TP_KIND_*) and a union mask, in a C table that any
+    number of parsers share read-only (in any thread). Immutable.
+
+    CompiledTools(rows, whole=(), host=None): rows is a sequence of
+    (tool name, default kind, [(parameter, kind, mask), ...]); `whole`
+    names the tools whose calls the host types as a whole; `host()` makes
+    the host converter of one parser (see StreamParser)."""
+    cdef tp_tools t
+    cdef bint ready
+    cdef readonly tuple names
+    cdef readonly frozenset whole
+    cdef readonly object host
+
+    def __cinit__(self):
+        tp_tools_init(&self.t)
+        self.ready = False
+
+    def __init__(self, rows, whole=(), host=None):
+        cdef bytes b
+        cdef int tid
+        if self.ready:
+            raise RuntimeError("CompiledTools cannot be re-initialized")
+        names = []
+        for name, default_kind, params in rows:
+            b = (<str?>name).encode("utf-8", "surrogatepass")
+            tid = tp_tools_add(&self.t, <const uint8_t *>b, len(b))
+            if tid < 0:
+                raise MemoryError()
+            names.append(name)
+            if tp_tools_set_default(&self.t, tid, <int?>default_kind) < 0:
+                raise ValueError("bad kind %r" % (default_kind,))
+            for pname, kind, mask in params:
+                b = (<str?>pname).encode("utf-8", "surrogatepass")
+                if tp_tools_add_param(&self.t, tid, <const uint8_t *>b, len(b), <int?>kind, <unsigned>mask) < 0:
+                    raise MemoryError()
+        self.names = tuple(names)
+        self.whole = frozenset(whole)
+        self.host = host
+        self.ready = True
+
+    def __dealloc__(self):
+        tp_tools_free(&self.t)
+
+    def __reduce__(self):
+        raise TypeError("CompiledTools cannot be pickled; compile the tools again")
+
+
+def type_value(str family, int kind, unsigned mask, str raw):
+    """What the core makes of one complete raw value of a parameter of
+    `kind` (KINDS) and union `mask` under `family`'s rules: its JSON text,
+    or None when the host's (Python) rules type it. For tests and tools."""
+    cdef const tp_type_rules *r = tp_rules_named(family.encode())
+    if r == NULL:
+        raise ValueError("no typing rules named %r" % (family,))
+    if kind < 0 or kind >= TP_KIND__COUNT:
+        raise ValueError("bad kind %r" % (kind,))
+    cdef bytes b = raw.encode("utf-8", "surrogatepass")
+    cdef tp_json *js = <tp_json *>PyMem_Malloc(sizeof(tp_json))
+    cdef tp_buf out
+    cdef int res
+    if js == NULL:
+        raise MemoryError()
+    tp_buf_init(&out, 0)
+    try:
+        res = tp_type_value(r, kind, mask, <const uint8_t *>b, len(b), js, TP_DEFAULT_MAX_DEPTH, &out)
+        if res < 0:
+            raise MemoryError()
+        if res == TP_TV_HOST:
+            return None
+        return PyUnicode_DecodeUTF8(<const char *>out.data, out.len, "surrogatepass")
+    finally:
+        tp_buf_free(&out)
+        PyMem_Free(js)
+
+
+KINDS = {
+    "untyped": TP_KIND_UNTYPED, "string": TP_KIND_STRING, "other": TP_KIND_OTHER,
+    "integer": TP_KIND_INTEGER, "number": TP_KIND_NUMBER, "boolean": TP_KIND_BOOLEAN,
+    "null": TP_KIND_NULL, "object": TP_KIND_OBJECT, "array": TP_KIND_ARRAY,
+    "union": TP_KIND_UNION, "host": TP_KIND_HOST,
+}
 
 
 cdef class StreamParser:
@@ -189,15 +272,20 @@ cdef class StreamParser:
     `tool_names` is an iterable of declared tool names; None accepts every
     name. feed(text) and finish() return a list of events.
 
-    Schema-typed formats (GLM, Qwen3-Coder, MiniMax-M2): `string_params`
-    maps a declared tool name to the names of its string-typed parameters
-    (they stream as JSON strings), `other_params` to the names declared with
-    another type (the XML formats read an undeclared parameter as a string;
-    GLM types every value not in `string_params`); every value that is not
-    streamed is handed whole to `converter`, an object with
-    begin(name) -> bool (True: hold the call's arguments until it ends),
-    value(key, raw) -> JSON text (ignored when holding), end() -> JSON
-    arguments (used when holding) and reset() (the call failed).
+    Schema-typed formats: `compiled` (a CompiledTools) gives the tool
+    names and each parameter's kind; the core types values itself and hands
+    the few that need Python's rules to a host converter made by
+    `compiled.host()` when first needed: an object with begin(name) -> bool
+    (True: the host types the call's arguments as a whole), value(key, raw)
+    -> JSON text (ignored for a whole call), end() -> JSON arguments (whole
+    calls) and reset() (the call failed). Without `compiled`,
+    `string_params` maps a tool name to its string-typed parameters and
+    `converter` is such an object.
+
+    Qwen3-Coder / MiniMax-M2 (typed in Python for now): `string_params` maps
+    a declared tool name to its string-typed parameters, `other_params` to
+    those declared with another type (an undeclared parameter is a string
+    there; GLM types every value not in `string_params`).
 
     kimi_k2: `properties` maps a declared tool name to its schema's property
     names, each written as JSON string content (json.dumps(name)[1:-1]); a
@@ -223,6 +311,9 @@ cdef class StreamParser:
     cdef readonly bint finished
     cdef object _conv
     cdef bint _whole
+    cdef CompiledTools _compiled
+    cdef frozenset _whole_names
+    cdef int _conv_call
 
     def __cinit__(self):
         self.inited = False
@@ -230,7 +321,8 @@ cdef class StreamParser:
 
     def __init__(self, str format not None, tool_names=None, *, bint forward_unknown=False,
                  max_buffer=None, max_depth=None, max_calls=None, max_name=None,
-                 string_params=None, converter=None, properties=None, other_params=None):
+                 string_params=None, converter=None, properties=None, other_params=None,
+                 CompiledTools compiled=None):
         cdef tp_limits lim
         cdef uint32_t flags = 0
         cdef bytes b
@@ -270,6 +362,14 @@ cdef class StreamParser:
         self._name = None
         self._conv = converter
         self._whole = False
+        self._conv_call = -1
+        self._whole_names = None
+        if compiled is not None:  # the compiled table holds the names and kinds
+            self._compiled = compiled
+            tp_parser_use_tools(&self.p, &compiled.t)
+            if compiled.whole:
+                self._whole_names = compiled.whole
+            tools = ()
         for b, params in tools:
             tid = tp_parser_add_tool(&self.p, <const uint8_t *>b, len(b))
             if tid < 0:
@@ -304,34 +404,58 @@ cdef class StreamParser:
     def feed(self, text):
         """Feeds the next chunk (a str, or an instance of a str subclass);
         returns the events it completes."""
-        cdef const uint8_t *data
-        cdef Py_ssize_t n
-        cdef bytes keep
         if type(text) is not str:
             if not isinstance(text, str):
                 raise TypeError("feed() takes a str, not %s" % type(text).__name__)
             text = PyUnicode_FromObject(text)  # a subclass: its value as a plain str
-        if self.busy or not self.inited:
-            self._enter("feed()")  # raises
-        self.busy = True
+        self._enter("feed()")
         try:
             if self.finished:
                 raise RuntimeError("feed() after finish()")
-            # `text` is held by this frame, so its UTF-8 bytes stay valid
-            # while the core reads them (the core never calls back)
-            if PyUnicode_IS_ASCII(text):
-                data = <const uint8_t *>PyUnicode_DATA(text)
-                n = PyUnicode_GET_LENGTH(text)
-            else:
-                try:
-                    data = <const uint8_t *>PyUnicode_AsUTF8AndSize(text, &n)
-                except UnicodeEncodeError:  # lone surrogates
-                    keep = text.encode("utf-8", "surrogatepass")
-                    data = <const uint8_t *>keep
-                    n = len(keep)
-            if tp_parser_feed(&self.p, data, <size_t>n) != 0:
-                raise MemoryError()
+            self._feed_only(text)
             return self._collect()
+        finally:
+            self.busy = False
+
+    cdef _feed_only(self, str text):
+        # `text` is held by the caller's frame, so its UTF-8 bytes stay valid
+        # while the core reads them (the core never calls back)
+        cdef const uint8_t *data
+        cdef Py_ssize_t n
+        cdef bytes keep
+        if PyUnicode_IS_ASCII(text):
+            data = <const uint8_t *>PyUnicode_DATA(text)
+            n = PyUnicode_GET_LENGTH(text)
+        else:
+            try:
+                data = <const uint8_t *>PyUnicode_AsUTF8AndSize(text, &n)
+            except UnicodeEncodeError:  # lone surrogates
+                keep = text.encode("utf-8", "surrogatepass")
+                data = <const uint8_t *>keep
+                n = len(keep)
+        if tp_parser_feed(&self.p, data, <size_t>n) != 0:
+            raise MemoryError()
+
+    def parse_all(self, text):
+        """One-shot: feeds `text` and ends the stream in one call. Returns
+        the Text, CallEnd and ParseError events (no CallStart or ArgsDelta:
+        each call's arguments are built once, for its CallEnd)."""
+        cdef list res
+        if type(text) is not str:
+            if not isinstance(text, str):
+                raise TypeError("parse_all() takes a str, not %s" % type(text).__name__)
+            text = PyUnicode_FromObject(text)
+        self._enter("parse_all()")
+        try:
+            if self.finished:
+                raise RuntimeError("parse_all() after finish()")
+            self._feed_only(text)
+            res = self._collect(True)
+            self.finished = True
+            if tp_parser_finish(&self.p) != 0:
+                raise MemoryError()
+            res.extend(self._collect(True))
+            return res
         finally:
             self.busy = False
 
@@ -365,59 +489,105 @@ cdef class StreamParser:
     def __deepcopy__(self, memo):
         raise TypeError(_NO_COPY % type(self).__name__)
 
-    cdef list _collect(self):
-        cdef size_t n, k
+    # Every read of core memory goes through _event_at/_text_at, which fetch
+    # the batch pointers afresh and check bounds, and no Python code runs
+    # between fetching a pointer and the last read through it: so Python
+    # code that runs while a batch is turned into objects (a host converter,
+    # a finalizer run by the garbage collector, another thread) can never
+    # make the binding read memory the core has moved or freed.
+    cdef inline bint _event_at(self, size_t k, tp_event *e):
+        cdef size_t n
         cdef const tp_event *ev = tp_parser_events(&self.p, &n)
-        cdef const uint8_t *out = tp_parser_output(&self.p)
-        cdef const tp_event *e
+        if k >= n:
+            return False
+        e[0] = ev[k]
+        return True
+
+    cdef inline str _text_at(self, size_t start, size_t n):
+        if start > tp_parser_output_len(&self.p) or n > tp_parser_output_len(&self.p) - start:
+            raise RuntimeError("parser output changed while it was read")
+        return PyUnicode_DecodeUTF8(<const char *>tp_parser_output(&self.p) + start, n, "surrogatepass")
+
+    cdef object _host(self, int call):
+        """The host converter, made when first needed and begun for `call`."""
+        if self._conv is None:
+            if self._compiled is None or self._compiled.host is None:
+                return None
+            self._conv = self._compiled.host()
+        if self._conv_call != call:
+            self._conv_call = call
+            self._whole = bool(self._conv.begin(self._name))
+        return self._conv
+
+    cdef list _collect(self, bint oneshot=False):
+        """The batch as events. oneshot: no CallStart/ArgsDelta objects (a
+        call's arguments are only built for its CallEnd)."""
+        cdef size_t k = 0
+        cdef tp_event e
         cdef list res = []
         cdef str s
         cdef Text t
         cdef CallStart cs
-        cdef ArgsDelta ad
         cdef CallEnd ce
         cdef ParseError pe
-        for k in range(n):
-            e = &ev[k]
-            if e.type == TP_EV_TEXT:
+        while self._event_at(k, &e):
+            k += 1
+            if e.type == TP_EV_ARGS:
+                if not self._whole:
+                    s = self._text_at(e.start, e.len)
+                    if oneshot:
+                        self._args.append(s)
+                    else:
+                        self._add_args(res, e.call, s)
+            elif e.type == TP_EV_TEXT:
                 t = Text.__new__(Text)
-                t.text = _span(out, e.start, e.len)
+                t.text = self._text_at(e.start, e.len)
                 res.append(t)
-            elif e.type == TP_EV_ARGS:
-                if not self._whole:
-                    self._add_args(res, e.call, _span(out, e.start, e.len))
             elif e.type == TP_EV_RAW_VALUE:
-                s = self._convert(_span(out, e.start, <size_t>e.offset),
-                                  _span(out, e.start + <size_t>e.offset, e.len - <size_t>e.offset))
+                key = self._text_at(e.start, <size_t>e.offset)
+                s = self._text_at(e.start + <size_t>e.offset, e.len - <size_t>e.offset)
+                s = self._convert(e.call, key, s)  # Python code: no core pointer held
                 if not self._whole:
-                    self._add_args(res, e.call, s)
+                    if oneshot:
+                        self._args.append(s)
+                    else:
+                        self._add_args(res, e.call, s)
             elif e.type == TP_EV_CALL_START:
-                cs = CallStart.__new__(CallStart)
-                cs.index = e.call
                 if e.offset:  # the name, then the model's call id
-                    cs.name = _span(out, e.start, <size_t>e.offset)
-                    cs.id = _span(out, e.start + <size_t>e.offset, e.len - <size_t>e.offset)
+                    self._name = self._text_at(e.start, <size_t>e.offset)
+                    self._id = self._text_at(e.start + <size_t>e.offset, e.len - <size_t>e.offset)
                 else:
-                    cs.name = _span(out, e.start, e.len)
-                self._name = cs.name
-                self._id = cs.id
+                    self._name = self._text_at(e.start, e.len)
+                    self._id = None
                 self._args = []
                 self.calls_started += 1
-                if self._conv is not None:
-                    self._whole = bool(self._conv.begin(cs.name))
-                res.append(cs)
+                self._whole = False
+                if self._whole_names is not None and self._name in self._whole_names:
+                    self._host(e.call)
+                elif self._conv is not None and self._compiled is None:
+                    self._conv_call = e.call
+                    self._whole = bool(self._conv.begin(self._name))
+                if not oneshot:
+                    cs = CallStart.__new__(CallStart)
+                    cs.index = e.call
+                    cs.name = self._name
+                    cs.id = self._id
+                    res.append(cs)
             elif e.type == TP_EV_CALL_END:
-                if self._conv is not None:
+                if self._whole:
+                    self._whole = False
+                    self._args = []
                     s = self._conv.end()
-                    if self._whole:
-                        self._whole = False
-                        self._args = []
+                    if oneshot:
+                        self._args.append(s)
+                    else:
                         self._add_args(res, e.call, s)
+                self._conv_call = -1
                 ce = CallEnd.__new__(CallEnd)
                 ce.index = e.call
                 ce.name = self._name
                 ce.id = self._id
-                ce.arguments = "".join(self._args)
+                ce.arguments = self._args[0] if len(self._args) == 1 else "".join(self._args)
                 self._args = []
                 res.append(ce)
             elif e.type == TP_EV_ERROR:
@@ -425,11 +595,12 @@ cdef class StreamParser:
                 pe.index = None if e.call < 0 else e.call
                 pe.code = tp_error_name(e.code).decode()
                 pe.offset = e.offset
-                pe.detail = _span(out, e.start, e.len)
+                pe.detail = self._text_at(e.start, e.len)
                 if e.call >= 0:
                     self._args = []
-                    if self._conv is not None:
+                    if self._conv is not None and self._conv_call >= 0:
                         self._conv.reset()
+                    self._conv_call = -1
                     self._whole = False
                 res.append(pe)
         return res
@@ -449,10 +620,11 @@ cdef class StreamParser:
         ad.delta = delta
         res.append(ad)
 
-    cdef str _convert(self, str key, str raw):
-        if self._conv is None:  # no typing rules: a value is its raw text
+    cdef str _convert(self, int call, str key, str raw):
+        conv = self._host(call) if self._compiled is not None else self._conv
+        if conv is None:  # no typing rules: a value is its raw text
             return _json.dumps(raw, ensure_ascii=False)
-        return self._conv.value(key, raw)
+        return conv.value(key, raw)
 
 
 _NOT_INITED = ("StreamParser.%s: the parser was not initialized "

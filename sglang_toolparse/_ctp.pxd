@@ -1,6 +1,51 @@
 # Declarations of the C core (csrc/tp_parser.h) for Cython.
 from libc.stdint cimport uint8_t, int32_t, uint32_t, uint64_t
 
+cdef extern from "tp_buf.h" nogil:
+    ctypedef struct tp_buf:
+        uint8_t *data
+        size_t len
+    void tp_buf_init(tp_buf *b, size_t limit)
+    void tp_buf_free(tp_buf *b)
+
+cdef extern from "tp_json.h" nogil:
+    ctypedef struct tp_json:
+        uint8_t state
+
+cdef extern from "tp_types.h" nogil:
+    ctypedef struct tp_tools:
+        uint32_t tool_cap
+    ctypedef struct tp_type_rules:
+        const char *family
+
+    enum:
+        TP_TV_TEXT
+        TP_TV_HOST
+
+    const tp_type_rules *tp_rules_named(const char *family)
+    int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t *raw, size_t n,
+                      tp_json *js, uint32_t max_depth, tp_buf *out)
+
+    enum:
+        TP_KIND_UNTYPED
+        TP_KIND_STRING
+        TP_KIND_OTHER
+        TP_KIND_INTEGER
+        TP_KIND_NUMBER
+        TP_KIND_BOOLEAN
+        TP_KIND_NULL
+        TP_KIND_OBJECT
+        TP_KIND_ARRAY
+        TP_KIND_UNION
+        TP_KIND_HOST
+        TP_KIND__COUNT
+
+    void tp_tools_init(tp_tools *t)
+    void tp_tools_free(tp_tools *t)
+    int tp_tools_add(tp_tools *t, const uint8_t *name, size_t len)
+    int tp_tools_set_default(tp_tools *t, int id, int kind)
+    int tp_tools_add_param(tp_tools *t, int id, const uint8_t *name, size_t len, int kind, unsigned mask)
+
 cdef extern from "tp_parser.h" nogil:
     ctypedef enum tp_event_type:
         TP_EV_TEXT
@@ -55,3 +100,5 @@ cdef extern from "tp_parser.h" nogil:
     int tp_parser_finish(tp_parser *p)
     const tp_event *tp_parser_events(const tp_parser *p, size_t *n)
     const uint8_t *tp_parser_output(const tp_parser *p)
+    size_t tp_parser_output_len(const tp_parser *p)
+    void tp_parser_use_tools(tp_parser *p, const tp_tools *t)

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import marshal
+import threading
+from collections import OrderedDict
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from sglang_toolparse import _core
@@ -76,20 +79,95 @@ def _property_names(schema: Any, depth: int = 0) -> List[str]:
     return names
 
 
+# ---- tools compiled once ------------------------------------------------
+#
+# A schema-typed format needs each tool list compiled (schema -> a kind per
+# parameter, a C table shared read-only by every parser). A server sends
+# the same tools with thousands of requests, so compiled lists are kept in
+# two small LRU caches (CACHE_SIZE entries each, so changing tools per
+# request cannot grow memory):
+#  - by identity: the same list object passed again (its items unchanged)
+#    costs a dict lookup. A list whose schemas are mutated in place after
+#    it was first used keeps its first compilation: pass a new list.
+#  - by content: an equal list (a new request's tools) costs reading the
+#    schemas and one marshal.dumps of them, the key (exact: equal bytes are
+#    equal content; a schema marshal cannot write is not cached by content).
+# Compiled tables are immutable, so sharing them across threads is safe;
+# the caches themselves are guarded by a lock.
+
+CACHE_SIZE = 64
+_cache_lock = threading.Lock()
+_by_identity: "OrderedDict[Tuple[str, int], Tuple[Any, tuple, Any]]" = OrderedDict()
+_by_content: "OrderedDict[Tuple[str, bytes], Any]" = OrderedDict()
+
+
+def _remember(cache: "OrderedDict", key: Any, value: Any) -> None:
+    with _cache_lock:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > CACHE_SIZE:
+            cache.popitem(last=False)
+
+
+def _compile(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
+    from sglang_toolparse.glm_types import GlmConverter, compile_tools
+
+    rows, whole, by_name = compile_tools(fmt, schemas)
+    kinds = _core.KINDS
+    crow = [(name, kinds[dk], [(k, kinds[kind], mask) for k, kind, mask in params]) for name, dk, params in rows]
+    # every name of the list, in order (a repeated name keeps its first id)
+    names = [] if schemas is None else [n for n, _ in schemas]
+    crow = [(n, kinds["untyped"], []) for n in names] + crow
+
+    def host() -> GlmConverter:
+        return GlmConverter(fmt, by_name, whole)
+
+    return _core.CompiledTools(crow, whole, host)
+
+
+def compiled_tools(fmt: str, tools: Any) -> Any:
+    """The CompiledTools of `tools` (a list or tuple) for format `fmt`."""
+    if tools is None:
+        tools = ()
+    key = (fmt, id(tools))
+    with _cache_lock:
+        hit = _by_identity.get(key)
+        if hit is not None:
+            _by_identity.move_to_end(key)
+    if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(a is b for a, b in zip(hit[1], tools)):
+        return hit[2]  # these very objects were checked when they were compiled
+    schemas = tool_schemas(tools) or None  # checks `tools` (a list or tuple of tools)
+    try:
+        # version 2: no back-references or interning flags, so equal content
+        # gives equal bytes whatever objects it shares
+        ckey: Optional[Tuple[str, bytes]] = (fmt, marshal.dumps(schemas, 2))
+    except ValueError:  # an object marshal cannot write: not cached by content
+        ckey = None
+    compiled = None
+    if ckey is not None:
+        with _cache_lock:
+            compiled = _by_content.get(ckey)
+            if compiled is not None:
+                _by_content.move_to_end(ckey)
+    if compiled is None:
+        compiled = _compile(fmt, schemas)
+        if ckey is not None:
+            _remember(_by_content, ckey, compiled)
+    _remember(_by_identity, key, (tools, tuple(tools), compiled))
+    return compiled
+
+
 def _schema_options(fmt: str, tools: Optional[Iterable[Any]]) -> Dict[str, Any]:
     if fmt == "kimi_k2":
         return {"properties": _properties(tools)}
     if fmt not in SCHEMA_TYPED_FORMATS:
         return {}
-    if fmt in ("qwen3_coder", "minimax_m2"):
+    if fmt in ("qwen3_coder", "minimax_m2"):  # typed in Python (xml_types.py) for now
         from sglang_toolparse.xml_types import XmlConverter
 
         xconv = XmlConverter(fmt, tool_schemas(tools))
         return {"string_params": xconv.string_params, "other_params": xconv.other_params, "converter": xconv}
-    from sglang_toolparse.glm_types import GlmConverter
-
-    conv = GlmConverter(fmt, tool_schemas(tools))
-    return {"string_params": conv.string_params, "converter": conv}
+    return {"compiled": compiled_tools(fmt, tools)}  # GLM: typed by the core
 
 
 class StreamParser(_core.StreamParser):
@@ -113,8 +191,12 @@ class StreamParser(_core.StreamParser):
         if not isinstance(format, str):
             raise TypeError("format must be a str, not %s" % type(format).__name__)
         fmt = FORMAT_ALIASES.get(format, format)
-        names = tool_names(tools)  # checks `tools` before anything else reads it
-        options.update(_schema_options(fmt, tools))
+        typed = _schema_options(fmt, tools)  # reads and checks `tools` (a compiled list once)
+        options.update(typed)
+        if "compiled" in typed:  # the compiled list holds the names; () keeps "only these tools"
+            names = None if tools is None else ()
+        else:
+            names = tool_names(tools)  # checks `tools`
         super().__init__(fmt, names, **options)
 
 
@@ -147,6 +229,6 @@ def collect(events: Iterable[_core.Event]) -> ParseResult:
 
 
 def parse(format: str, text: str, tools: Optional[Sequence[Any]] = None, **options: Any) -> ParseResult:
-    """One-shot parse of a complete response (same result as streaming it)."""
-    p = StreamParser(format, tools, **options)
-    return collect(p.feed(text) + p.finish())
+    """One-shot parse of a complete response (same result as streaming it;
+    each call's arguments are built once)."""
+    return collect(StreamParser(format, tools, **options).parse_all(text))

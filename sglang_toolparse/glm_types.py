@@ -6,11 +6,18 @@ srt/function_call/glm4_moe_detector.py, glm47_moe_detector.py and
 utils.py; Apache-2.0), ported so the standalone parser types values exactly
 as SGLang's one-shot `detect_and_parse` does, without importing SGLang.
 
-The C core streams a string-typed value itself and hands every other value
-over raw; `GlmConverter` turns such a value into JSON text (see
-csrc/fmt_glm.c for how the work is split). Values SGLang cannot serialize
-(a Python set or bytes from its `ast.literal_eval` fallback) make its whole
-`detect_and_parse` fail; here they stay the raw string instead.
+One difference, on purpose: a parameter whose schema type is "string" is
+the raw text between the tags, as GLM's chat templates render a string
+argument (`v` if it is a string, `tojson` otherwise); SGLang also strips
+quotes from it and JSON-decodes it (docs/PARSERS.md).
+
+`compile_tools` turns a tool list into the C core's table (a kind per
+parameter, see csrc/tp_types.h): the core types almost every value itself
+and hands over only a value that needs Python's rules (literal syntax,
+number parsing, enum- or sibling-dependent unions); `GlmConverter` types
+those. Values SGLang cannot serialize (a Python set or bytes from its
+`ast.literal_eval` fallback) make its whole `detect_and_parse` fail; here
+they stay the raw string instead.
 """
 from __future__ import annotations
 
@@ -191,21 +198,10 @@ def glm45_parse_arguments(json_value: str, arg_type: Optional[str] = None) -> Tu
 def glm45_value(tools: ByName, func_name: str, arg_key: str, arg_value: str) -> Any:
     """Glm4MoeDetector._parse_argument_pairs for one pair."""
     arg_type = glm45_argument_type(tools, func_name, arg_key)
-    parsed_value, is_good_json = glm45_parse_arguments(arg_value, arg_type)
     if arg_type == "string":
-        if isinstance(parsed_value, str):
-            return parsed_value
-        if isinstance(parsed_value, (dict, list)):
-            return json.dumps(parsed_value, ensure_ascii=False)
-        return str(parsed_value)
+        return arg_value  # the raw text, as the chat template renders a string
+    parsed_value, is_good_json = glm45_parse_arguments(arg_value, arg_type)
     return parsed_value if is_good_json else arg_value
-
-
-def glm45_string_params(tools: ByName) -> Dict[str, List[str]]:
-    return {
-        name: [key for key in get_schema_properties(params) if glm45_argument_type(tools, name, key) == "string"]
-        for name, params in tools.items()
-    }
 
 
 # ------------------------------------------------------- GLM-4.7 / GLM-5
@@ -395,9 +391,9 @@ def glm47_parse_arguments(json_value: str, arg_type: Optional[str] = None) -> Tu
 def glm47_value(tools: ByName, func_name: str, arg_key: str, arg_value: str, known: Dict[str, Any]) -> Any:
     """One iteration of Glm47MoeDetector._parse_argument_pairs."""
     arg_type = glm47_argument_type(tools, func_name, arg_key, known)
-    parsed_value, is_good_json = glm47_parse_arguments(arg_value, arg_type or "string")
     if arg_type == "string":
-        return parsed_value if isinstance(parsed_value, str) else arg_value
+        return arg_value  # the raw text, as the chat template renders a string
+    parsed_value, is_good_json = glm47_parse_arguments(arg_value, arg_type or "string")
     if arg_type is None:
         allowed = _get_argument_types(tools, func_name, arg_key, known, parsed_value)
         native = _get_argument_types(tools, func_name, arg_key, known, arg_value)
@@ -428,21 +424,6 @@ def glm47_parse_pairs(tools: ByName, func_name: str, pairs: List[Tuple[str, str]
     return arguments
 
 
-def glm47_string_params(tools: ByName) -> Dict[str, List[str]]:
-    out: Dict[str, List[str]] = {}
-    for name, schema in tools.items():
-        if _has_key_level_union(schema):
-            out[name] = []  # types depend on sibling values: typed whole
-            continue
-        keys = set()
-        for node in _key_level_nodes(schema):
-            props = node.get("properties")
-            if isinstance(props, dict):
-                keys.update(props)
-        out[name] = sorted(k for k in keys if glm47_argument_type(tools, name, k) == "string")
-    return out
-
-
 # ------------------------------------------------------------- converter
 
 
@@ -462,16 +443,19 @@ def _dumps(value: Any, raw: str) -> str:
 
 
 class GlmConverter:
-    """Types the values the C core hands over (see _core.StreamParser)."""
+    """Types the values the C core hands over (see _core.StreamParser): one
+    per parser, made when first needed. `tools` is the ByName dict of the
+    format (by_name45/by_name47), `whole` the tools typed call by call."""
 
-    def __init__(self, fmt: str, tools: Optional[Schemas]):
+    __slots__ = ("fmt", "tools", "whole", "_name", "_known", "_pairs", "_whole")
+
+    def __init__(self, fmt: str, tools: Any, whole: frozenset = frozenset()):
         self.fmt = fmt
-        if fmt == "glm45":
-            self.tools = by_name45(tools or [])
-            self.string_params = glm45_string_params(self.tools)
-        else:
-            self.tools = by_name47(tools or [])
-            self.string_params = glm47_string_params(self.tools)
+        if not isinstance(tools, dict):  # a list of (name, schema)
+            tools = by_name45(tools or []) if fmt == "glm45" else by_name47(tools or [])
+            whole = frozenset(n for n in tools if fmt == "glm47" and glm47_needs_context(tools, n))
+        self.tools = tools
+        self.whole = whole
         self._name = ""
         self._known: Dict[str, Any] = {}
         self._pairs: List[Tuple[str, str]] = []
@@ -481,7 +465,7 @@ class GlmConverter:
         self._name = name
         self._known = {}
         self._pairs = []
-        self._whole = self.fmt == "glm47" and glm47_needs_context(self.tools, name)
+        self._whole = name in self.whole
         return self._whole
 
     def value(self, key: str, raw: str) -> Optional[str]:
@@ -513,3 +497,94 @@ class GlmConverter:
         self._known = {}
         self._pairs = []
         self._whole = False
+
+
+# ------------------------------------------------------------- compiling
+
+_JSON_TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
+_MASK = {t: 1 << i for i, t in enumerate(_JSON_TYPES)}  # TP_JT_* of csrc/tp_types.h
+
+
+def _kind_of(type_name: Optional[str]) -> str:
+    if type_name is None:
+        return "untyped"
+    return type_name if type_name in _JSON_TYPES else "other"
+
+
+def _has_enum(field: Any, root: Any) -> bool:
+    """Whether a field's types can depend on its value (enum/const anywhere
+    _argument_types looks)."""
+    seen = set()
+    stack = [field]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if "enum" in node or "const" in node:
+            return True
+        ref = node.get("$ref")
+        if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
+            try:
+                stack.append(_resolve_ref(root, ref))
+            except (KeyError, IndexError, TypeError, ValueError):
+                pass
+        for keyword in ("anyOf", "oneOf", "allOf"):
+            branches = node.get(keyword)
+            if isinstance(branches, list):
+                stack.extend(branches)
+    return False
+
+
+def _glm45_rows(tools: ByName):
+    rows = []
+    for name, schema in tools.items():
+        params = []
+        for key, field in get_schema_properties(schema).items():
+            params.append((key, _kind_of(infer_type_from_json_schema(field)), 0))
+        rows.append((name, "untyped", params))
+    return rows, frozenset()
+
+
+def _glm47_rows(tools: ByName):
+    rows, whole = [], set()
+    for name, schema in tools.items():
+        if needs_argument_context(schema):
+            whole.add(name)
+            rows.append((name, "host", []))
+            continue
+        if _has_key_level_union(schema):  # types depend on sibling values
+            rows.append((name, "host", []))
+            continue
+        params = []
+        fields: Dict[str, List[Any]] = {}
+        for node in _key_level_nodes(schema):
+            props = node.get("properties")
+            if isinstance(props, dict):
+                for key, field in props.items():
+                    fields.setdefault(key, []).append(field)
+        for key, flds in fields.items():
+            types = _argument_types(schema, schema, key)
+            if types is None:
+                params.append((key, "untyped", 0))
+            elif types == {"number", "integer"}:
+                params.append((key, "number", 0))
+            elif len(types) == 1:
+                params.append((key, _kind_of(next(iter(types))), 0))
+            elif any(_has_enum(f, schema) for f in flds):
+                params.append((key, "host", 0))  # the union depends on the value
+            else:
+                params.append((key, "union", sum(_MASK.get(t, 0) for t in types)))
+        rows.append((name, "untyped", params))
+    return rows, frozenset(whole)
+
+
+def compile_tools(fmt: str, tools: Optional[Schemas]):
+    """(rows for _core.CompiledTools, whole-call tool names, ByName dict)."""
+    if fmt == "glm45":
+        by_name = by_name45(tools or [])
+        rows, whole = _glm45_rows(by_name)
+    else:
+        by_name = by_name47(tools or [])
+        rows, whole = _glm47_rows(by_name)
+    return rows, whole, by_name

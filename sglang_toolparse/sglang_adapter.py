@@ -87,8 +87,10 @@ class NativeDetectorMixin:
 
     # -- helpers ---------------------------------------------------------
     def _new_parser(self, tools: Any) -> StreamParser:
-        # whole tools, not just names: schema-typed formats (GLM) read
-        # `function.parameters` to type values as SGLang does
+        # whole tools, not just names: schema-typed formats read
+        # `function.parameters` to type values as SGLang does; the request's
+        # own list when it is usable as it is, so its compiled tools are
+        # found by identity for every parser of the request
         return StreamParser(
             self._tp_format,
             usable_tools(tools),  # never raises: takes what SGLang's serving layer takes
@@ -177,7 +179,7 @@ class NativeDetectorMixin:
         p = self._new_parser(tools)
         calls: List[ToolCallItem] = []
         normal: List[str] = []
-        for ev in p.feed(text) + p.finish():
+        for ev in p.parse_all(text):  # one pass; each call's arguments built once
             t = type(ev)
             if t is Text:
                 normal.append(ev.text)

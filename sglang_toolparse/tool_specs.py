@@ -73,9 +73,12 @@ def usable_tools(tools: Any) -> list:
     repeated). Kept in order: the first tool of each non-empty name; a
     `parameters` that is not a JSON schema (object or bool) is dropped (the
     tool then has no schema); an item with no readable name is left out
-    (a call to it is an unknown tool)."""
+    (a call to it is an unknown tool). When every tool is usable as it is,
+    a list `tools` is returned itself (not a copy), so per-request caches
+    keyed by identity (api.compiled_tools) find it."""
     out: list = []
     seen = set()
+    same = isinstance(tools, list)
     for i, tool in enumerate(tools or ()):
         try:
             name, _ = _entry(i, tool)
@@ -83,12 +86,16 @@ def usable_tools(tools: Any) -> list:
             try:  # only `parameters` is unusable: keep the tool without it
                 name = _entry(i, _without_parameters(tool))[0]
             except TypeError:
+                same = False
                 continue
             tool = {"type": "function", "function": {"name": name}}
+            same = False
         if name and name not in seen:
             seen.add(name)
             out.append(tool)
-    return out
+        else:
+            same = False
+    return tools if same else out
 
 
 def _without_parameters(tool: Any) -> Any:

@@ -179,8 +179,9 @@ def expected_for(case, fmt):
     if case == "junk_between_pairs_ignored":
         return call(0, "get_weather", '{"city": "Paris"}')
     if case == "typed_values" and fmt == "glm45":
-        # GLM-4.5's rule for a string-typed value that parses as JSON: str()
-        return call(0, "get_weather", exp[1].delta.replace('"maybe": null', '"maybe": "None"'))
+        # GLM-4.5 types ["string", "null"] as "string" (its first non-null
+        # type): a string parameter is the raw text the template wrote
+        return call(0, "get_weather", exp[1].delta.replace('"maybe": null', '"maybe": "null"'))
     return exp
 
 
@@ -207,16 +208,23 @@ def test_aliases():
     assert parse("glm", text, TOOLS) == parse("glm45", text, TOOLS)
 
 
-def test_glm45_string_that_is_json_becomes_its_python_str():
-    # SGLang's GLM-4.5 rule: str(json.loads(v)) / json.dumps for containers
+def test_glm45_string_that_is_json_stays_its_raw_text():
+    # the template writes a string raw; SGLang's GLM-4.5 would give str(json.loads(v))
     text = g45("get_weather", ("city", "true"), ("code", ' {"a":1} '), ("maybe", "5"))
-    assert parse("glm45", text, TOOLS).calls[0].arguments == '{"city": "True", "code": "{\\"a\\": 1}", "maybe": "5"}'
+    assert parse("glm45", text, TOOLS).calls[0].arguments == '{"city": "true", "code": " {\\"a\\":1} ", "maybe": "5"}'
 
 
-def test_quoted_string_values_are_unquoted():
-    for fmt, build in (("glm45", g45), ("glm47", g47)):
-        text = build("get_weather", ("city", '"Paris"'), ("code", "'x'"))
-        assert parse(fmt, text, TOOLS).calls[0].arguments == '{"city": "Paris", "code": "x"}', fmt
+@pytest.mark.parametrize("fmt", ["glm45", "glm47"])
+@pytest.mark.parametrize("raw", ['"Paris"', "'x'", '"a","b"', "('doc', 1)", "\\n", " 'padded' ", "None", "[1, 2]"])
+def test_string_values_are_the_raw_text(fmt, raw):
+    """Issue 9.3: a string parameter is the text between the tags, whatever
+    it looks like (quotes, a Python or CSV literal, JSON), at every split."""
+    build = g47 if fmt == "glm47" else g45
+    text = build("edit", ("path", raw), ("content", raw))
+    want = json.dumps({"path": raw, "content": raw}, ensure_ascii=False)
+    assert parse(fmt, text, TOOLS).calls[0].arguments == want
+    for chunks in every_split(text):
+        assert run(fmt, chunks, TOOLS) == call(0, "edit", want), chunks
 
 
 def test_forward_unknown_types_values_without_schema():
@@ -340,41 +348,21 @@ def test_lone_surrogate_in_typed_value_stays_escaped():
 
 
 @pytest.mark.parametrize("fmt", ["glm45", "glm47"])
-def test_leading_blank_run_over_the_limit_is_chunk_invariant(fmt):
-    """A string value whose leading whitespace alone overflows max_buffer is a
-    buffer_limit error whether the blanks arrive in pieces (held while the
-    value's type is open) or in one chunk with what follows (found by the
-    fuzzer: one-shot streamed the value, char-by-char reported the error)."""
+def test_string_value_longer_than_the_limit_streams(fmt):
+    """A string value is never held (its type cannot change what it is), so
+    max_buffer does not bound it, however it is chunked; a leading blank
+    run or a prefix that looks like JSON (once held, found by the fuzzer)
+    streams like any other text."""
     from support import run as run_events
     from sglang_toolparse import ParseError
 
     tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {
         "type": "object", "properties": {"city": {"type": "string"}}}}}]
     sep = "\n" if fmt == "glm45" else ""
-    text = ("<tool_call>get_weather" + sep + "<arg_key>city</arg_key>" + sep + "<arg_value>"
-            + "\n" * 100 + "!</arg_value>" + sep + "</tool_call>after")
-    one = run_events(fmt, [text], tools, max_buffer=64)
-    assert run_events(fmt, list(text), tools, max_buffer=64) == one
-    errors = [e for e in one if isinstance(e, ParseError)]
-    assert [e.code for e in errors] == ["buffer_limit"]
-
-
-def test_glm45_value_held_as_possible_json_past_the_limit_is_chunk_invariant():
-    """GLM-4.5 holds a string value while it may still be one JSON value;
-    when the byte that rules JSON out comes after more than max_buffer held
-    bytes, that is a buffer_limit error whether or not those bytes were fed
-    in pieces (found by the fuzzer)."""
-    from support import run as run_events
-    from sglang_toolparse import ParseError
-
-    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {
-        "type": "object", "properties": {"city": {"type": "string"}}}}}]
-    text = ("<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>"
-            + "[1.5, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22] x"
-            + "</arg_value>\n</tool_call>")
-    one = run_events("glm45", [text], tools, max_buffer=64)
-    assert run_events("glm45", list(text), tools, max_buffer=64) == one
-    assert [e.code for e in one if isinstance(e, ParseError)] == ["buffer_limit"]
-    # within the limit the same value streams as a string
-    small = run_events("glm45", list(text), tools)
-    assert not [e for e in small if isinstance(e, ParseError)]
+    for value in ["\n" * 100 + "!", "[1.5, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22] x"]:
+        text = ("<tool_call>get_weather" + sep + "<arg_key>city</arg_key>" + sep + "<arg_value>"
+                + value + "</arg_value>" + sep + "</tool_call>after")
+        one = run_events(fmt, [text], tools, max_buffer=64)
+        assert run_events(fmt, list(text), tools, max_buffer=64) == one
+        assert [e for e in one if isinstance(e, ParseError)] == []
+        assert parse(fmt, text, tools, max_buffer=64).calls[0].arguments == json.dumps({"city": value})

@@ -1,0 +1,125 @@
+/* Typed values: what a complete raw parameter value becomes in the
+ * argument JSON.
+ *
+ * XML-parameter formats (GLM, and Qwen3-Coder / MiniMax-M2 next) write
+ * every argument value as raw text; its JSON type comes from the tool's
+ * schema. The binding compiles each declared parameter's schema once into
+ * a *kind* (tp_kind) and, for unions, a mask of the JSON types it allows
+ * (tp_tools, shared by every parser of the same tool list). Each format
+ * family's conversion rules are one row of data (tp_type_rules,
+ * tp_type_rules.c): for each kind, which of a fixed list of steps run, in a
+ * fixed order. The core writes the JSON text itself; only a value whose
+ * result depends on Python's literal syntax or number parsing (SGLang's
+ * ast.literal_eval / float() / int() fallbacks) goes to the host as a
+ * TP_EV_RAW_VALUE event, with no pointer into core memory held while the
+ * host converts it (see _core.pyx). */
+#ifndef TP_TYPES_H
+#define TP_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp_buf.h"
+#include "tp_json.h"
+#include "tp_strset.h"
+
+/* Kinds of parameters. TP_KIND_UNTYPED/STRING/OTHER are the values of
+ * TP_PARAM_UNKNOWN/STRING/OTHER (tp_parser.h). */
+typedef enum {
+    TP_KIND_UNTYPED = 0, /* undeclared key, unknown tool, or a schema without a type */
+    TP_KIND_STRING = 1,  /* streams as JSON string content: the raw text */
+    TP_KIND_OTHER = 2,   /* a declared type with no rule of its own (e.g. "int") */
+    TP_KIND_INTEGER = 3,
+    TP_KIND_NUMBER = 4,
+    TP_KIND_BOOLEAN = 5,
+    TP_KIND_NULL = 6,
+    TP_KIND_OBJECT = 7,
+    TP_KIND_ARRAY = 8,
+    TP_KIND_UNION = 9, /* several JSON types (the mask), independent of the value */
+    TP_KIND_HOST = 10, /* typed by the host whatever the value (e.g. enum-dependent) */
+    TP_KIND__COUNT
+} tp_kind;
+
+/* JSON types, as bits of a union's mask (integer: a number whose value is
+ * whole, as SGLang's _json_type counts 1.0). */
+enum {
+    TP_JT_STRING = 1, TP_JT_INTEGER = 2, TP_JT_NUMBER = 4, TP_JT_BOOLEAN = 8,
+    TP_JT_NULL = 16, TP_JT_OBJECT = 32, TP_JT_ARRAY = 64,
+};
+
+/* Steps of a conversion, tried in this order; the first that decides wins,
+ * and a value no step decides is its raw text as a JSON string. */
+enum {
+    TP_R_JSON = 1,          /* the whole value is JSON (json.loads): its canonical text */
+    TP_R_JSON_STR_HOST = 2, /* ... but a JSON string goes to the host (numeric coercion) */
+    TP_R_UNESCAPE_HOST = 4, /* not JSON, has '\\' or '"': the host tries it as escaped JSON */
+    TP_R_STRIP_QUOTES = 8,  /* 'x' / "x" (same quote both ends): the text between */
+    TP_R_LITERAL_HOST = 16, /* may be a Python literal: the host (ast.literal_eval) */
+    TP_R_UNION_STRING = 32, /* a JSON result of a type outside the union's mask, when the
+                             * mask allows strings, becomes the raw text */
+};
+
+/* Adding a family (e.g. Qwen3-Coder, MiniMax-M2; their rules are in
+ * sglang_toolparse/xml_types.py on the xml branch): a row in
+ * tp_type_rules.c and its name in BY_FORMAT there, the compile step in
+ * Python producing kinds (a schema's type names map to kinds; MiniMax's
+ * type sets to a TP_KIND_UNION mask), and where a row needs a step this
+ * list lacks (their null words "null"/"None"/"nil", Python int()/float()
+ * of plain ASCII numbers, boolean words, JSON without NaN/Infinity) a new
+ * TP_R_* bit implemented once in tp_type_value(); anything needing Python
+ * semantics stays a *_HOST step. */
+typedef struct tp_type_rules {
+    const char *family;
+    uint8_t steps[TP_KIND__COUNT]; /* TP_R_* per kind */
+} tp_type_rules;
+
+extern const tp_type_rules tp_rules_glm45;
+extern const tp_type_rules tp_rules_glm47;
+extern const tp_type_rules tp_rules_plain; /* no typing: a value is its raw text */
+
+/* The rules row of a format (a const tp_format *, matched by name;
+ * tp_rules_plain if it has none). */
+const tp_type_rules *tp_rules_for(const void *fmt);
+
+/* ---- compiled tools: names, and per (tool, parameter) a kind ---------- */
+
+typedef struct tp_tools {
+    tp_strset names;   /* tool id = declaration order (a repeated name keeps its first id) */
+    tp_strset params;  /* (tool id (4 bytes) ++ parameter name) */
+    uint8_t *kind;     /* by params id */
+    uint8_t *mask;     /* by params id: TP_JT_* of a union */
+    uint8_t *tool_kind; /* by tool id: the kind of every key of a tool typed whole
+                         * (TP_KIND_HOST), else TP_KIND_UNTYPED for undeclared keys */
+    uint32_t tool_cap;
+} tp_tools;
+
+void tp_tools_init(tp_tools *t);
+void tp_tools_free(tp_tools *t);
+/* Adds a tool (or finds it again). Returns its id, or -1. */
+int tp_tools_add(tp_tools *t, const uint8_t *name, size_t len);
+/* Kind of the keys of tool `id` that are not declared (TP_KIND_UNTYPED by
+ * default; TP_KIND_HOST: the host types the whole call). Returns 0 or -1. */
+int tp_tools_set_default(tp_tools *t, int id, int kind);
+/* Declares (or redeclares) a parameter. Returns 0, or -1. */
+int tp_tools_add_param(tp_tools *t, int id, const uint8_t *name, size_t len, int kind, unsigned mask);
+int tp_tools_find(const tp_tools *t, const uint8_t *name, size_t len);
+/* kind (and mask) of a key of tool `id` (-1: no declared tool) */
+int tp_tools_kind(const tp_tools *t, int id, const uint8_t *name, size_t len, unsigned *mask);
+
+/* ---- conversion ------------------------------------------------------ */
+
+/* What a complete raw value raw[0:n) of a parameter of `kind` (and union
+ * `mask`) becomes under rules `r`: TP_TV_TEXT (its JSON text appended to
+ * `out`), TP_TV_HOST (nothing appended: the host types it), or -1 (out of
+ * memory). `js` is scratch state; max_depth bounds JSON nesting. */
+enum { TP_TV_TEXT = 0, TP_TV_HOST = 1 };
+int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t *raw, size_t n,
+                  tp_json *js, uint32_t max_depth, tp_buf *out);
+/* The rules row of a family by name ("glm45", ...); NULL if none. */
+const tp_type_rules *tp_rules_named(const char *family);
+
+/* Appends s[0:n) as JSON string content (json.dumps(s, ensure_ascii=False)
+ * without the quotes; lone surrogates in WTF-8 stay \u-escaped). */
+int tp_json_escape(tp_buf *b, const uint8_t *s, size_t n);
+
+#endif

@@ -1,0 +1,257 @@
+/* tp_type_value: what one complete raw value becomes, by its kind and a
+ * family's rules (tp_type_rules.c) - JSON text, or "the host decides". A
+ * pure function of its inputs (no parser), so it is tested directly.
+ * tp_value_complete: the same for a value of the open call, written into
+ * the argument stream (or handed over as a TP_EV_RAW_VALUE event). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_internal.h"
+
+static int put_string(tp_buf *out, const uint8_t *s, size_t n)
+{
+    return tp_buf_push(out, '"') || tp_json_escape(out, s, n) || tp_buf_push(out, '"') ? -1 : 0;
+}
+
+/* ---- duplicate object keys in canonical JSON (json.loads keeps the last,
+ * so such a value is typed by the host) ---- */
+
+typedef struct {
+    const uint8_t *s;
+    size_t n, i;
+} cur_t;
+
+/* skips a canonical string starting at s[i] == '"'; returns its length */
+static size_t skip_string(cur_t *c)
+{
+    size_t a = c->i++;
+    while (c->i < c->n && c->s[c->i] != '"')
+        c->i += c->s[c->i] == '\\' ? 2 : 1;
+    c->i++;
+    return c->i - a;
+}
+
+/* 1 if some object in the value at c->i repeats a key (or the check could
+ * not run), else 0. Canonical input: ", " and ": " separators. */
+#define DUP_DEPTH 64 /* deeper values are checked by the host: the stack stays small */
+
+static int dup_in(cur_t *c, unsigned depth)
+{
+    if (depth > DUP_DEPTH)
+        return 1;
+    uint8_t ch = c->s[c->i];
+    if (ch == '"') {
+        skip_string(c);
+        return 0;
+    }
+    if (ch != '{' && ch != '[') {
+        while (c->i < c->n && c->s[c->i] != ',' && c->s[c->i] != ']' && c->s[c->i] != '}')
+            c->i++;
+        return 0;
+    }
+    int obj = ch == '{';
+    size_t nk = 0, cap = 8;
+    size_t local[2 * 8];
+    size_t *ks = local; /* (start, len) pairs */
+    int res = 0;
+    c->i++;
+    if (c->i < c->n && c->s[c->i] == (obj ? '}' : ']')) {
+        c->i++;
+        return 0;
+    }
+    for (;;) {
+        if (obj) {
+            size_t a = c->i, l = skip_string(c);
+            for (size_t k = 0; k < nk && !res; k++)
+                if (ks[2 * k + 1] == l && memcmp(c->s + ks[2 * k], c->s + a, l) == 0)
+                    res = 1;
+            if (res)
+                break;
+            if (nk == cap) {
+                size_t *g = malloc(4 * cap * sizeof(size_t));
+                if (!g) {
+                    res = 1;
+                    break;
+                }
+                memcpy(g, ks, 2 * nk * sizeof(size_t));
+                if (ks != local)
+                    free(ks);
+                ks = g;
+                cap *= 2;
+            }
+            ks[2 * nk] = a;
+            ks[2 * nk + 1] = l;
+            nk++;
+            c->i += 2; /* ": " */
+        }
+        if (dup_in(c, depth + 1)) {
+            res = 1;
+            break;
+        }
+        if (c->i >= c->n || c->s[c->i] != ',') {
+            c->i++; /* the closing bracket */
+            break;
+        }
+        c->i += 2; /* ", " */
+    }
+    if (ks != local)
+        free(ks);
+    return res;
+}
+
+static int has_dup_keys(const uint8_t *s, size_t n)
+{
+    if (!memchr(s, '{', n))
+        return 0;
+    cur_t c = {s, n, 0};
+    return dup_in(&c, 0);
+}
+
+/* a raw lone surrogate (WTF-8, from surrogatepass input) inside a string:
+ * the host writes it \u-escaped */
+static int has_surrogate(const uint8_t *s, size_t n)
+{
+    for (const uint8_t *q = s; (q = memchr(q, 0xED, n - (size_t)(q - s))) != NULL; q++)
+        if ((size_t)(q - s) + 1 < n && q[1] >= 0xA0 && q[1] <= 0xBF)
+            return 1;
+    return 0;
+}
+
+/* JSON type (TP_JT_*) of a canonical value */
+static unsigned json_type(const uint8_t *s, size_t n)
+{
+    switch (s[0]) {
+    case '{': return TP_JT_OBJECT;
+    case '[': return TP_JT_ARRAY;
+    case '"': return TP_JT_STRING;
+    case 't': case 'f': return TP_JT_BOOLEAN;
+    case 'n': return TP_JT_NULL;
+    default: break;
+    }
+    int is_float = 0;
+    for (size_t k = 0; k < n; k++)
+        if (s[k] == '.' || s[k] == 'e' || s[k] == 'N' || s[k] == 'I')
+            is_float = 1;
+    if (!is_float)
+        return TP_JT_INTEGER;
+    char buf[64];
+    if (n >= sizeof(buf))
+        return TP_JT_NUMBER;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    double v = strtod(buf, NULL);
+    return isfinite(v) && floor(v) == v ? TP_JT_INTEGER : TP_JT_NUMBER;
+}
+
+/* The whole value as JSON, appended canonically to `out`. 1: written;
+ * 0: not JSON; -1: let the host decide (beyond the core's limits, or an
+ * object with a repeated key, or a raw lone surrogate); -2: out of memory. */
+static int json_value(tp_json *js, uint32_t max_depth, const uint8_t *raw, size_t n, tp_buf *out)
+{
+    size_t start = out->len;
+    tp_json_init(js, TPJ_MODE_NORMAL, max_depth);
+    size_t k = tp_json_feed(js, raw, n, out);
+    if (!tp_json_failed(js) && !tp_json_done(js))
+        tp_json_end(js, out);
+    if (tp_json_failed(js)) {
+        if (js->err == TP_ERR_NO_MEMORY)
+            return -2;
+        return js->err == TP_ERR_JSON_DEPTH || js->err == TP_ERR_JSON_NUMBER ? -1 : 0;
+    }
+    if (!tp_json_done(js))
+        return 0;
+    for (; k < n; k++)
+        if (!tp_is_ws(raw[k]))
+            return 0;
+    if (has_dup_keys(out->data + start, out->len - start) || has_surrogate(out->data + start, out->len - start))
+        return -1;
+    return 1;
+}
+
+/* could ast.literal_eval(s) succeed? (0 only when it surely fails, so the
+ * value is its raw text either way) */
+static int maybe_literal(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    if (i == n)
+        return 0;
+    uint8_t c = s[i];
+    if (c >= 0x80)
+        return 0; /* an identifier or a syntax error */
+    if (strchr("0123456789+-.'\"([{#\\\n\r\v\f", c))
+        return 1;
+    if (c == 'T' || c == 'F' || c == 'N')
+        return 1; /* True, False, None */
+    if (strchr("bBrRuUfF", c)) { /* a string prefix */
+        size_t j = i + 1;
+        if (j < n && strchr("bBrRuUfF", s[j]))
+            j++;
+        return j < n && (s[j] == '\'' || s[j] == '"');
+    }
+    return 0;
+}
+
+int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t *raw, size_t n,
+                  tp_json *js, uint32_t max_depth, tp_buf *out)
+{
+    static const uint8_t EMPTY[1] = {0};
+    if (!raw)
+        raw = EMPTY; /* an empty value held in an unallocated buffer */
+    if (kind < 0 || kind >= TP_KIND__COUNT || kind == TP_KIND_HOST)
+        return TP_TV_HOST;
+    unsigned steps = r->steps[kind];
+    size_t start = out->len;
+    if (steps & TP_R_JSON) {
+        int res = json_value(js, max_depth, raw, n, out);
+        if (res == -2)
+            return -1;
+        if (res == 1) {
+            unsigned jt = json_type(out->data + start, out->len - start);
+            if (jt == TP_JT_STRING && (steps & TP_R_JSON_STR_HOST)) {
+                out->len = start;
+                return TP_TV_HOST;
+            }
+            if ((steps & TP_R_UNION_STRING) && !(jt & mask) && (mask & TP_JT_STRING)) {
+                out->len = start;
+                return put_string(out, raw, n) ? -1 : TP_TV_TEXT;
+            }
+            return TP_TV_TEXT;
+        }
+        out->len = start;
+        if (res < 0)
+            return TP_TV_HOST;
+    }
+    if ((steps & TP_R_UNESCAPE_HOST) && (memchr(raw, '\\', n) || memchr(raw, '"', n)))
+        return TP_TV_HOST;
+    if ((steps & TP_R_STRIP_QUOTES) && n >= 2 && raw[0] == raw[n - 1] && (raw[0] == '"' || raw[0] == '\''))
+        return put_string(out, raw + 1, n - 2) ? -1 : TP_TV_TEXT;
+    if ((steps & TP_R_LITERAL_HOST) && maybe_literal(raw, n))
+        return TP_TV_HOST;
+    return put_string(out, raw, n) ? -1 : TP_TV_TEXT;
+}
+
+void tp_value_complete(tp_parser *p, const uint8_t *key, size_t klen, const uint8_t *raw, size_t n)
+{
+    if (p->oom)
+        return;
+    unsigned mask = 0;
+    int kind = tp_parser_param_kind_mask(p, p->tool_id, key, klen, &mask);
+    size_t start = p->out.len;
+    int res = tp_type_value(p->rules, kind, mask, raw, n, &p->js, p->lim.max_depth, &p->out);
+    if (res < 0) {
+        p->oom = 1;
+    } else if (res == TP_TV_TEXT) {
+        tp_ev_args_from(p, start);
+    } else { /* the host types it: key bytes then the raw value */
+        if (tp_buf_append(&p->out, key, klen) || (n && tp_buf_append(&p->out, raw, n))) {
+            p->oom = 1;
+            return;
+        }
+        tp_ev_mark(p, TP_EV_RAW_VALUE, p->cur, start);
+        if (!p->oom)
+            p->ev[p->nev - 1].offset = klen;
+    }
+}
