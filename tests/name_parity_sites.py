@@ -22,6 +22,7 @@ srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'qwen' | 1
 srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'qwen25' | 1
 srt/arg_groups/serving_hook.py | handle_deprecated_args | lookup | deprecated_tool_call_parsers[cfg.tool_call_parser] | 2
 srt/arg_groups/serving_hook.py | handle_deprecated_args | passed | declare_resolution(server_args, '_handle_deprecated_args', tool_call_parser=deprecated_tool_call_parsers[cfg.tool_call_parser]) | 1
+srt/configs/step3p5.py | Step3p5Config | literal | 'step3p5' | 1
 srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._build_vision_config | literal | 'glm' | 1
 srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._flatten_and_load_videos | literal | 'glm' | 2
 srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._flatten_and_load_videos | literal | 'qwen' | 1
@@ -56,6 +57,7 @@ srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | p
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | passed | FunctionCallParser(effective_tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_id | compare | self.tool_call_parser != 'kimi_k2' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_id | compare | self.tool_call_parser == 'kimi_k3' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_id | literal | 'kimi_k2' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_stream | passed | FunctionCallParser(tools=effective_tools, tool_call_parser=self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, prefix=request._response_parser_pr | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_stream | passed | FunctionCallParser(tools=effective_tools, tool_call_parser=self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=request.tool_choice, p | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_calls | passed | FunctionCallParser(tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=tool_choice, prefix=response_parser_prefix, constrained | 1
@@ -83,7 +85,11 @@ srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | p
 srt/parser/python_chat_template.py | <module> | literal | 'glm45' | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm47' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'glm45' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k2' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3p5' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'glm45' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k2' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'step3p5' | 1
 srt/parser/response_template.py | tool_close_token_ids | passed | tool_close_tokens(tool_call_parser, tokenizer) | 1
 srt/parser/response_template.py | tool_close_tokens | lookup | FunctionCallParser.ToolCallParserEnum.get(tool_call_parser) | 1
 srt/parser/template_detection.py | <module> | literal | 'deepseekv3' | 2
@@ -93,19 +99,29 @@ srt/parser/template_detection.py | <module> | literal | 'deepseekv4' | 1
 srt/parser/template_detection.py | <module> | literal | 'deepseekv41' | 1
 srt/parser/template_detection.py | <module> | literal | 'glm45' | 5
 srt/parser/template_detection.py | <module> | literal | 'glm47' | 2
+srt/parser/template_detection.py | <module> | literal | 'kimi_k2' | 4
+srt/parser/template_detection.py | <module> | literal | 'minimax-m2' | 1
 srt/parser/template_detection.py | <module> | literal | 'qwen' | 2
+srt/parser/template_detection.py | <module> | literal | 'qwen3_coder' | 2
+srt/parser/template_detection.py | <module> | literal | 'step3p5' | 4
 srt/parser/template_detection.py | _architecture_auto_parsers | key | 'tool_call_parser' | 1
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'deepseekv32' | 1
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'deepseekv4' | 1
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'deepseekv41' | 1
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'minimax-m2' | 1
 srt/parser/template_detection.py | _architecture_parser_defaults | key | 'tool_call_parser' | 1
 srt/parser/template_detection.py | resolve_auto_parsers | key | 'tool_call_parser' | 5
 srt/rust_server/config.py | _build_server_args | passed | ext.ServerArgs(model_path=get_model().model_path, served_model_name=get_serving().served_model_name, tokenizer_path=scheduler.rust_server_tokenizer_path(), revi | 1
 srt/server_args.py | ServerArgs.add_cli_args | key | 'tool_call_parser' | 1
+srt/utils/hf_transformers/common.py | <module> | literal | 'kimi_k2' | 1
+srt/utils/hf_transformers/common.py | _KimiK2ConfigAlias | literal | 'kimi_k2' | 1
 """
 
 # "file | enclosing function" -> why X_native behaves as X there
 WHY = {
+    'srt/configs/step3p5.py | Step3p5Config': "'step3p5' is the HF model_type of the config class, not the tool parser",
+    'srt/utils/hf_transformers/common.py | <module>': "'kimi_k2' is an HF model_type in the config registry, not the tool parser",
+    'srt/utils/hf_transformers/common.py | _KimiK2ConfigAlias': "'kimi_k2' is an HF model_type alias, not the tool parser",
     'api/v1/api_types.py | decode_GetModelInfoResponse': 'model-info wire type: carries the served name (X after normalization)',
     'api/v1/api_types.py | encode_GetModelInfoResponse': 'model-info wire type: carries the served name (X after normalization)',
     'srt/arg_groups/field_order.py | <module>': 'positional field order of ServerArgs; no comparison',
