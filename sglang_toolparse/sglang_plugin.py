@@ -8,8 +8,28 @@ is lazy: the names are added to SGLang's cheap `parser_names` list at once
 `FunctionCallParser.ToolCallParserEnum` right after that module is imported,
 by whoever imports it first.
 
-SGLANG_TOOLPARSE_REPLACE=1 also maps the builtin names (qwen25, qwen,
-hermes, ...) to the native detectors.
+`--tool-call-parser X_native` means SGLang's serving behaviour of the builtin
+X with the native detector parsing. SGLang's serving layer compares the
+parser *name* in many places (GLM-4.7's grammar constraint, DeepSeek's chat
+encoding, Kimi's tool-call ids, ...; the list is pinned by
+tests/test_name_parity_sites.py), so the name must be X everywhere:
+  * where the launcher builds its ServerArgs (`ServerArgs.from_cli_args`, and
+    `ServerArgs.resolve_once` for records built in Python, e.g.
+    `sglang.Engine(tool_call_parser=...)`), X_native is replaced by X and the
+    choice is written to SGLANG_TOOLPARSE_NATIVE (the X_native name); a
+    server that chose any other name clears it;
+  * every process of that server inherits the variable (scheduler,
+    detokenizer, HTTP workers) and installs the native class under X (and
+    under the builtin names of rows with the same class: SGLang renames
+    qwen25 -> qwen, glm45 -> glm while resolving); a process whose server
+    never chose a native name keeps SGLang's classes. The class keeps
+    `parser_name` = X_native (log lines, metrics labels).
+Everything is driven by NATIVE_NAMES: a row added there gets the same
+treatment.
+
+SGLANG_TOOLPARSE_REPLACE=1 maps every builtin name in NATIVE_NAMES (qwen25,
+qwen, hermes, ...) to the native detectors, whatever name the server chose
+(so `--tool-call-parser auto` resolves to native classes too).
 """
 from __future__ import annotations
 
@@ -48,34 +68,190 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
 }
 
 
+# set by the launcher for its server's processes: the X_native name chosen
+NATIVE_ENV = "SGLANG_TOOLPARSE_NATIVE"
+# bookkeeping on ServerArgs (travels with the record to child processes):
+# the X_native name the operator passed
+CHOSEN_ATTR = "_toolparse_native_name"
+
+
 def replace_builtins() -> bool:
     return os.environ.get("SGLANG_TOOLPARSE_REPLACE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def builtin_name(name: Optional[str]) -> Optional[str]:
+    """The builtin name a native name stands for (None for any other name)."""
+    row = NATIVE_NAMES.get(name) if isinstance(name, str) else None
+    return row[1] if row else None
+
+
+def family_builtins(native_name: str) -> List[str]:
+    """The builtin names served natively when `native_name` is chosen: its
+    own builtin and the builtins of rows with the same detector class
+    (SGLang renames some during resolution, e.g. qwen25 -> qwen, glm45 -> glm;
+    the serving layer then looks up the new name)."""
+    cls_name = NATIVE_NAMES[native_name][0]
+    first = NATIVE_NAMES[native_name][1]
+    names = [first] if first else []
+    for c, b in NATIVE_NAMES.values():
+        if c == cls_name and b and b not in names:
+            names.append(b)
+    return names
+
+
+def chosen_native() -> Optional[str]:
+    """The X_native name this process's server chose (None: no native name)."""
+    name = os.environ.get(NATIVE_ENV, "").strip()
+    if not name:
+        return None
+    if builtin_name(name) is None:
+        logger.warning("sglang_toolparse: %s=%r is not a native parser name; ignored", NATIVE_ENV, name)
+        return None
+    return name
+
+
+def native_for() -> List[str]:
+    """The builtin names this process's server parses natively."""
+    chosen = chosen_native()
+    return family_builtins(chosen) if chosen else []
 
 
 def registered_names() -> List[str]:
     """Names this plugin puts into ToolCallParserEnum (given the env)."""
     names = list(NATIVE_NAMES)
-    if replace_builtins():
-        names += [b for _, b in NATIVE_NAMES.values() if b]
+    natives = set(native_for())
+    for _, b in NATIVE_NAMES.values():
+        if b and b not in names and (replace_builtins() or b in natives):
+            names.append(b)
     return names
 
 
-def _install_detectors(module: Any) -> None:
-    from sglang_toolparse import sglang_adapter
+# -- the detector classes -----------------------------------------------------
 
-    enum = module.FunctionCallParser.ToolCallParserEnum
-    replace = replace_builtins()
-    for name, (cls_name, builtin) in NATIVE_NAMES.items():
+_classes: Dict[Tuple[str, str], type] = {}
+# SGLang's own class for each builtin name we may take over (None: SGLang has
+# no such name), taken before the first change, so a later server in the same
+# process that chooses the builtin gets SGLang's class back
+_originals: Dict[str, Optional[type]] = {}
+
+
+def _native_class(cls_name: str, parser_name: str) -> type:
+    key = (cls_name, parser_name)
+    cls = _classes.get(key)
+    if cls is None:
+        from sglang_toolparse import sglang_adapter
+
         base = getattr(sglang_adapter, cls_name)
-        enum[name] = type(base.__name__, (base,), {"parser_name": name, "__module__": base.__module__})
-        if replace and builtin:
-            enum[builtin] = type(base.__name__, (base,), {"parser_name": builtin, "__module__": base.__module__})
+        cls = type(base.__name__, (base,), {"parser_name": parser_name, "__module__": base.__module__})
+        _classes[key] = cls
+    return cls
+
+
+def _apply(module: Any) -> None:
+    """Puts the classes into ToolCallParserEnum for the current choice."""
+    enum = module.FunctionCallParser.ToolCallParserEnum
+    if not _originals:
+        for _, builtin in NATIVE_NAMES.values():
+            if builtin and builtin not in _originals:
+                _originals[builtin] = enum.get(builtin)
+    replace = replace_builtins()
+    chosen = chosen_native()
+    natives = set(native_for())
+    for name, (cls_name, builtin) in NATIVE_NAMES.items():
+        enum[name] = _native_class(cls_name, name)
+        if not builtin:
+            continue
+        if builtin in natives:
+            enum[builtin] = _native_class(cls_name, chosen)  # type: ignore[arg-type]
+        elif replace:
+            enum[builtin] = _native_class(cls_name, builtin)
+        else:
+            original = _originals.get(builtin)
+            if original is not None:
+                enum[builtin] = original
+            else:
+                enum.pop(builtin, None)
+
+
+def _install_detectors(module: Any) -> None:
+    _apply(module)
     try:
         from sglang_toolparse import metrics
 
         metrics.install()
     except Exception:  # metrics are optional; parsing must not depend on them
         logger.debug("sglang_toolparse metrics not installed", exc_info=True)
+
+
+# -- the server's choice --------------------------------------------------------
+
+
+def choose(server_args: Any) -> Optional[str]:
+    """Called where a launcher builds its ServerArgs: replaces X_native by X,
+    records the choice for this process and the ones it starts, and returns
+    the native name chosen (None when the server chose another name)."""
+    name = getattr(server_args, "tool_call_parser", None)
+    builtin = builtin_name(name)
+    if builtin is not None:
+        server_args.tool_call_parser = builtin  # before resolution: the operator's input
+        setattr(server_args, CHOSEN_ATTR, name)
+        logger.info(
+            "--tool-call-parser %s: SGLang serves it as %r, parsed by sglang_toolparse's %s",
+            name, builtin, NATIVE_NAMES[name][0],
+        )
+        chosen: Optional[str] = name
+    else:
+        chosen = getattr(server_args, CHOSEN_ATTR, None)
+        if chosen not in NATIVE_NAMES or builtin_name(chosen) != name:
+            chosen = None  # the record (or its name) is not one we normalized
+    set_chosen_native(chosen)
+    return chosen
+
+
+def set_chosen_native(name: Optional[str]) -> None:
+    """Records the server's choice for this process and the processes it
+    starts, and updates ToolCallParserEnum if it is imported."""
+    if name:
+        os.environ[NATIVE_ENV] = name
+    else:
+        os.environ.pop(NATIVE_ENV, None)
+    module = sys.modules.get(FCP_MODULE)
+    if module is not None:
+        _apply(module)
+
+
+def _after_from_cli_args(result: Any, *args: Any, **kwargs: Any) -> Any:
+    choose(result)
+    return result
+
+
+def _before_resolve_once(server_args: Any, *args: Any, **kwargs: Any) -> None:
+    # a record that was resolved already (the launcher's, unpickled in a child
+    # process) is this server's, decided in the launcher: leave it
+    if getattr(server_args, "_resolution_finished", False) or getattr(server_args, "_resolution_failed", False):
+        return None
+    choose(server_args)
+    return None
+
+
+HOOKS = (
+    ("sglang.srt.server_args.ServerArgs.from_cli_args", _after_from_cli_args, "AFTER"),
+    ("sglang.srt.server_args.ServerArgs.resolve_once", _before_resolve_once, "BEFORE"),
+)
+
+
+def _register_hooks() -> None:
+    try:
+        from sglang.srt.plugins import hook_registry
+    except ImportError:  # an SGLang without the hook registry
+        logger.warning("sglang_toolparse: SGLang has no plugin hook registry; X_native names are not normalized")
+        return
+    for target, fn, kind in HOOKS:
+        hook_registry.HookRegistry.register(target, fn, getattr(hook_registry.HookType, kind))
+    source = getattr(hook_registry, "_current_plugin_source", None)
+    if source is None or source.get() is None:
+        # called outside load_plugins(), which applies hooks after the plugins
+        hook_registry.HookRegistry.apply_hooks()
 
 
 class _PostImportLoader(importlib.abc.Loader):
@@ -127,6 +303,7 @@ def register() -> None:
     # HTTP workers (--tokenizer-worker-num > 1) import the app by path and
     # never call load_plugins(); route them through a module that does
     os.environ.setdefault(APP_PATH_ENV, APP_PATH)
+    _register_hooks()
     module = sys.modules.get(FCP_MODULE)
     if module is not None:
         _install_detectors(module)

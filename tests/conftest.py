@@ -43,5 +43,17 @@ def sglang_tool():
     return make
 
 
+@pytest.fixture(autouse=True)
+def _server_choice_does_not_leak():
+    """A test that builds a server with a native name (prepare_server_args,
+    ServerArgs.resolve_once) makes that choice for this process, as a
+    launcher does; the next test starts without it."""
+    yield
+    if os.environ.get("SGLANG_TOOLPARSE_NATIVE"):
+        from sglang_toolparse.sglang_plugin import set_chosen_native
+
+        set_chosen_native(None)
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: long-running; skipped by the sanitized run")

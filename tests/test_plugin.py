@@ -27,11 +27,17 @@ def test_load_plugins_registers_native_names(fcp):
 
 
 def test_sglang_cli_accepts_native_name(fcp):
+    """The CLI accepts every native name and hands SGLang the builtin name it
+    stands for (tests/test_name_parity_*.py: what SGLang then does)."""
     from sglang.srt.server_args import prepare_server_args
 
-    for name in NATIVE_NAMES:
+    from sglang_toolparse.sglang_plugin import NATIVE_ENV
+
+    for name, (_cls, builtin) in NATIVE_NAMES.items():
         args = prepare_server_args(["--model-path", "dummy", "--tool-call-parser", name])
-        assert args.tool_call_parser == name
+        assert args.tool_call_parser == builtin
+        assert os.environ[NATIVE_ENV] == name
+        assert fcp.FunctionCallParser.ToolCallParserEnum[builtin] is fcp.FunctionCallParser.ToolCallParserEnum[name]
 
 
 def _run(code, **env):

@@ -1,0 +1,176 @@
+"""Every place SGLang 0.5.23 compares, looks up or hands on a tool-call parser
+name, as tests/name_sites_scan.py finds them, and why `X_native` equals `X`
+there. tests/test_name_parity_sites.py fails when the installed SGLang has a
+site this list does not (or the reverse): read the new site, decide how
+`X_native` behaves there, add a probe to tests/name_parity_processes.py if
+it is a new branch on a family we ship, and update both tables.
+
+Regenerate the SITES text with `python tests/test_name_parity_sites.py`.
+"""
+
+SGLANG_VERSION = '0.5.23'
+
+# "file | enclosing function | kind | normalized source | count"
+SITES = """
+api/v1/api_types.py | decode_GetModelInfoResponse | key | 'tool_call_parser' | 2
+api/v1/api_types.py | encode_GetModelInfoResponse | key | 'tool_call_parser' | 1
+srt/arg_groups/field_order.py | <module> | key | 'tool_call_parser' | 1
+srt/arg_groups/serving_hook.py | handle_deprecated_args | compare | cfg.tool_call_parser in deprecated_tool_call_parsers | 1
+srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'glm' | 1
+srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'glm45' | 1
+srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'qwen' | 1
+srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'qwen25' | 1
+srt/arg_groups/serving_hook.py | handle_deprecated_args | lookup | deprecated_tool_call_parsers[cfg.tool_call_parser] | 2
+srt/arg_groups/serving_hook.py | handle_deprecated_args | passed | declare_resolution(server_args, '_handle_deprecated_args', tool_call_parser=deprecated_tool_call_parsers[cfg.tool_call_parser]) | 1
+srt/configs/step3p5.py | Step3p5Config | literal | 'step3p5' | 1
+srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._build_vision_config | literal | 'glm' | 1
+srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._flatten_and_load_videos | literal | 'glm' | 2
+srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._flatten_and_load_videos | literal | 'qwen' | 1
+srt/entrypoints/engine.py | Engine.get_model_info | key | 'tool_call_parser' | 2
+srt/entrypoints/engine.py | init_tokenizer_manager | key | 'tool_call_parser' | 1
+srt/entrypoints/grpc_bridge.py | RuntimeHandle.get_model_info | key | 'tool_call_parser' | 2
+srt/entrypoints/http_server.py | model_info | key | 'tool_call_parser' | 2
+srt/entrypoints/http_server.py | parse_function_call_request | passed | FunctionCallParser(tools=obj.tools, tool_call_parser=obj.tool_call_parser, tokenizer=get_global_state().tokenizer_manager.tokenizer) | 1
+srt/entrypoints/http_server.py | parse_function_call_request | passed | native_text_parser(obj.tool_call_parser, chat_encoding_spec=chat.chat_encoding_spec, adapter=chat.encoding_adapter) | 1
+srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | compare | tool_call_parser == 'deepseekv32' | 1
+srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | compare | tool_call_parser == 'deepseekv4' | 1
+srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | compare | tool_call_parser == 'deepseekv41' | 1
+srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | compare | tool_call_parser == 'kimi_k3' | 1
+srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | literal | 'deepseekv32' | 1
+srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | literal | 'deepseekv4' | 1
+srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | literal | 'deepseekv41' | 1
+srt/entrypoints/openai/chat_encoding_adapters.py | <module> | literal | 'deepseekv4' | 1
+srt/entrypoints/openai/chat_encoding_adapters.py | <module> | literal | 'deepseekv41' | 1
+srt/entrypoints/openai/chat_encoding_adapters.py | _build_deepseek_recipe | passed | DeepSeekRecipeChatEncodingAdapter(chat_encoding_spec=ctx.chat_encoding_spec, tokenizer=ctx.tokenizer, reasoning_parser=ctx.reasoning_parser, tool_call_parser=ct | 1
+srt/entrypoints/openai/chat_encoding_adapters.py | _build_inkling | passed | InklingChatEncodingAdapter(tokenizer=ctx.tokenizer, reasoning_parser=ctx.reasoning_parser, tool_call_parser=ctx.tool_call_parser, chat_hooks=ctx.chat_hooks) | 1
+srt/entrypoints/openai/responses_tools/beam.py | BeamToolAdapter.from_request | compare | tool_call_parser not in ('beam', 'response_template') | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.__init__ | key | 'tool_call_parser' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_encoding_adapter | passed | chat_encoding_adapters.ChatEncodingAdapterContext(chat_encoding_spec=self.chat_encoding_spec, tokenizer=self.tokenizer_manager.tokenizer, reasoning_parser=self. | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag | lookup | FunctionCallParser.ToolCallParserEnum.get(self.tool_call_parser) | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag | passed | FunctionCallParser(tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer) | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'glm47' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'kimi_k3' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'muse' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | literal | 'glm47' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | passed | FunctionCallParser([], self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer) | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | passed | FunctionCallParser(effective_tools, self.tool_call_parser) | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | passed | FunctionCallParser(effective_tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer) | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_id | compare | self.tool_call_parser != 'kimi_k2' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_id | compare | self.tool_call_parser == 'kimi_k3' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_id | literal | 'kimi_k2' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_stream | passed | FunctionCallParser(tools=effective_tools, tool_call_parser=self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, prefix=request._response_parser_pr | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_stream | passed | FunctionCallParser(tools=effective_tools, tool_call_parser=self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=request.tool_choice, p | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_calls | passed | FunctionCallParser(tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=tool_choice, prefix=response_parser_prefix, constrained | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._requires_response_template_detokenization | lookup | FunctionCallParser.ToolCallParserEnum.get(self.tool_call_parser) | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._resolve_chat_encoding_spec | passed | chat_encoding.resolve_chat_encoding_spec(hf_config=self.tokenizer_manager.model_config.hf_config, tokenizer=self.tokenizer_manager.tokenizer, tool_call_parser=s | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._settle_response_template_stop | lookup | FunctionCallParser.ToolCallParserEnum[self.tool_call_parser] | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._settle_response_template_stop | passed | tool_close_tokens(self.tool_call_parser, tokenizer) | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._template_turn_grammar | lookup | FunctionCallParser.ToolCallParserEnum.get(self.tool_call_parser) | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._tool_call_parsing_active | lookup | FunctionCallParser.ToolCallParserEnum[self.tool_call_parser] | 1
+srt/entrypoints/openai/serving_deepseek_recipe.py | DeepSeekRecipeChatEncodingAdapter.__init__ | compare | tool_call_parser == tool_name | 1
+srt/entrypoints/openai/serving_deepseek_recipe.py | DeepSeekRecipeChatEncodingAdapter.__init__ | compare | tool_call_parser not in (None, tool_name) | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._construct_input_messages | passed | self._normalize_response_message_for_chat(input_item, tool_call_parser=self.tool_call_parser) | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._normalize_response_message_for_chat | compare | tool_call_parser == 'muse' | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._output_items | compare | self.tool_call_parser == 'muse' | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._parse_text_output | passed | FunctionCallParser(chat_tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=tool_choice, prefix=request._response_parser_prefi | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._response_tools_to_chat_tools | compare | self.tool_call_parser == 'muse' | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._response_tools_to_template_tools | compare | self.tool_call_parser != 'muse' | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._responses_stream_generator_non_harmony | compare | self.tool_call_parser == 'muse' | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._responses_stream_generator_non_harmony | passed | FunctionCallParser(chat_tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=tool_choice, prefix=request._response_parser_prefi | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._uses_required_tool_json | passed | FunctionCallParser(chat_tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=tool_choice) | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses.create_responses | passed | BeamToolAdapter.from_request(request, tool_call_parser=self.tool_call_parser) | 1
+srt/function_call/function_call_parser.py | FunctionCallParser.__init__ | lookup | self.ToolCallParserEnum.get(tool_call_parser) | 1
+srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | compare | get_serving().tool_call_parser == 'gpt-oss' | 1
+srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | passed | tool_close_token_ids(get_serving().tool_call_parser, self.tokenizer) | 1
+srt/parser/python_chat_template.py | <module> | literal | 'glm45' | 1
+srt/parser/python_chat_template.py | <module> | literal | 'glm47' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'glm45' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k2' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3p5' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'glm45' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k2' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'step3p5' | 1
+srt/parser/response_template.py | tool_close_token_ids | passed | tool_close_tokens(tool_call_parser, tokenizer) | 1
+srt/parser/response_template.py | tool_close_tokens | lookup | FunctionCallParser.ToolCallParserEnum.get(tool_call_parser) | 1
+srt/parser/template_detection.py | <module> | literal | 'deepseekv3' | 2
+srt/parser/template_detection.py | <module> | literal | 'deepseekv31' | 1
+srt/parser/template_detection.py | <module> | literal | 'deepseekv32' | 1
+srt/parser/template_detection.py | <module> | literal | 'deepseekv4' | 1
+srt/parser/template_detection.py | <module> | literal | 'deepseekv41' | 1
+srt/parser/template_detection.py | <module> | literal | 'glm45' | 5
+srt/parser/template_detection.py | <module> | literal | 'glm47' | 2
+srt/parser/template_detection.py | <module> | literal | 'kimi_k2' | 4
+srt/parser/template_detection.py | <module> | literal | 'minimax-m2' | 1
+srt/parser/template_detection.py | <module> | literal | 'qwen' | 2
+srt/parser/template_detection.py | <module> | literal | 'qwen3_coder' | 2
+srt/parser/template_detection.py | <module> | literal | 'step3p5' | 4
+srt/parser/template_detection.py | _architecture_auto_parsers | key | 'tool_call_parser' | 1
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'deepseekv32' | 1
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'deepseekv4' | 1
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'deepseekv41' | 1
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'minimax-m2' | 1
+srt/parser/template_detection.py | _architecture_parser_defaults | key | 'tool_call_parser' | 1
+srt/parser/template_detection.py | resolve_auto_parsers | key | 'tool_call_parser' | 5
+srt/rust_server/config.py | _build_server_args | passed | ext.ServerArgs(model_path=get_model().model_path, served_model_name=get_serving().served_model_name, tokenizer_path=scheduler.rust_server_tokenizer_path(), revi | 1
+srt/server_args.py | ServerArgs.add_cli_args | key | 'tool_call_parser' | 1
+srt/utils/hf_transformers/common.py | <module> | literal | 'kimi_k2' | 1
+srt/utils/hf_transformers/common.py | _KimiK2ConfigAlias | literal | 'kimi_k2' | 1
+"""
+
+# "file | enclosing function" -> why X_native behaves as X there
+WHY = {
+    'srt/configs/step3p5.py | Step3p5Config': "'step3p5' is the HF model_type of the config class, not the tool parser",
+    'srt/utils/hf_transformers/common.py | <module>': "'kimi_k2' is an HF model_type in the config registry, not the tool parser",
+    'srt/utils/hf_transformers/common.py | _KimiK2ConfigAlias': "'kimi_k2' is an HF model_type alias, not the tool parser",
+    'api/v1/api_types.py | decode_GetModelInfoResponse': 'model-info wire type: carries the served name (X after normalization)',
+    'api/v1/api_types.py | encode_GetModelInfoResponse': 'model-info wire type: carries the served name (X after normalization)',
+    'srt/arg_groups/field_order.py | <module>': 'positional field order of ServerArgs; no comparison',
+    'srt/arg_groups/serving_hook.py | handle_deprecated_args': "resolution renames qwen25->qwen, glm45->glm: runs after our normalization, so X_native follows X's rename; family_builtins() installs the native class under both names (probe: resolved name + class)",
+    'srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._build_vision_config': "'glm' is a model-family string for vision preprocessing, not the tool parser",
+    'srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._flatten_and_load_videos': "'glm'/'qwen' are model-family strings for video preprocessing, not the tool parser",
+    'srt/entrypoints/engine.py | Engine.get_model_info': 'reports the served name (X after normalization)',
+    'srt/entrypoints/engine.py | init_tokenizer_manager': "'auto' resolved from the chat template to a builtin name; with SGLANG_TOOLPARSE_REPLACE=1 that name holds the native class (probe: auto)",
+    'srt/entrypoints/grpc_bridge.py | RuntimeHandle.get_model_info': 'reports the served name (X after normalization)',
+    'srt/entrypoints/http_server.py | model_info': 'reports the served name (X after normalization)',
+    'srt/entrypoints/http_server.py | parse_function_call_request': '/parse_function_call: the REQUEST names the parser (not the server); X_native there selects our detector directly and skips the DeepSeek recipe text parser (documented in docs/SERVING.md)',
+    'srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec': 'DeepSeek V3.2/V4/V4.1 (and Kimi-K3) prompt encoding chosen by name before the architecture check (probe: encoding_spec)',
+    'srt/entrypoints/openai/chat_encoding_adapters.py | <module>': 'ADAPTER_OUTPUT_PARSERS: the recipe owns deepseekv4/deepseekv41 output (probe: recipe_startup; docs/SERVING.md on the bypass)',
+    'srt/entrypoints/openai/chat_encoding_adapters.py | _build_deepseek_recipe': 'hands the served name to the recipe adapter (probe: recipe_startup)',
+    'srt/entrypoints/openai/chat_encoding_adapters.py | _build_inkling': 'hands the served name to the Inkling adapter (not a family we ship; sees X)',
+    'srt/entrypoints/openai/responses_tools/beam.py | BeamToolAdapter.from_request': "compares with 'beam'/'response_template' (not families we ship; sees X)",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.__init__': 'reads the served name (X after normalization; probe: served_name)',
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_encoding_adapter': 'hands the served name to the chat-encoding adapter (probe: recipe_startup)',
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag': 'detector class by name: ours under X; ResponseTemplateToolDetector subclass-ness equal (probe: response_template)',
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages': 'GLM-4.7 grammar constraint, muse/kimi_k3 branches, FunctionCallParser by name (probe: glm_constraint)',
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_id': "Kimi-K2 'functions.NAME:IDX' ids vs uuid ids (probe: tool_call_id)",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_stream': 'FunctionCallParser by served name: our class under X (probe: detector)',
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_calls': 'FunctionCallParser by served name: our class under X (probe: detector)',
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._requires_response_template_detokenization': 'detector class by name (probe: response_template)',
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._resolve_chat_encoding_spec': 'passes the served name to resolve_chat_encoding_spec (probe: encoding_spec)',
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._settle_response_template_stop': 'detector class by name (probe: response_template, close_tokens)',
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._template_turn_grammar': 'detector class by name (probe: response_template)',
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._tool_call_parsing_active': 'detector.parses_without_tools() by name (probe: parses_without_tools)',
+    'srt/entrypoints/openai/serving_deepseek_recipe.py | DeepSeekRecipeChatEncodingAdapter.__init__': 'recipe start-up rule: parses output itself for its own tool parser name, refuses other names next to its reasoning parser (probe: recipe_startup)',
+    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._construct_input_messages': "passes the served name on for the 'muse' check (sees X)",
+    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._normalize_response_message_for_chat': "compares with 'muse' (not a family we ship; sees X)",
+    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._output_items': "compares with 'muse' (sees X)",
+    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._parse_text_output': 'FunctionCallParser by served name: our class under X (probe: detector)',
+    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._response_tools_to_chat_tools': "compares with 'muse' (sees X)",
+    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._response_tools_to_template_tools': "compares with 'muse' (sees X)",
+    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._responses_stream_generator_non_harmony': "'muse' check and FunctionCallParser by served name (probe: detector)",
+    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._uses_required_tool_json': 'FunctionCallParser by served name (probe: detector)',
+    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses.create_responses': 'passes the served name to BeamToolAdapter (sees X)',
+    'srt/function_call/function_call_parser.py | FunctionCallParser.__init__': 'the class lookup itself: ToolCallParserEnum[X] is ours in every process of a native server (probe: detector)',
+    'srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status': 'gpt-oss check and tool close tokens by served name, in the detokenizer process (probe: close_tokens)',
+    'srt/parser/python_chat_template.py | <module>': "built-in Python chat templates declare builtin parser names for 'auto' (probe: auto)",
+    'srt/parser/reasoning_parser.py | ReasoningParser': "'glm45' is a reasoning-parser name, not the tool parser",
+    'srt/parser/reasoning_parser_names.py | <module>': "'glm45' is a reasoning-parser name, not the tool parser",
+    'srt/parser/response_template.py | tool_close_token_ids': 'tool close tokens by name (probe: close_tokens)',
+    'srt/parser/response_template.py | tool_close_tokens': 'detector class by name (probe: close_tokens, response_template)',
+    'srt/parser/template_detection.py | <module>': "template rules that pick builtin names for 'auto' (probe: auto)",
+    'srt/parser/template_detection.py | _architecture_auto_parsers': "architecture defaults for 'auto' are builtin names (probe: auto)",
+    'srt/parser/template_detection.py | _architecture_parser_defaults': 'fills a missing parser from the architecture (muse only); a _native name is never missing',
+    'srt/parser/template_detection.py | resolve_auto_parsers': "'auto' detection writes a builtin name (probe: auto)",
+    'srt/rust_server/config.py | _build_server_args': 'Rust server mode gets the served name X and parses with its own Rust parser: our detector is bypassed there (docs/SERVING.md)',
+    'srt/server_args.py | ServerArgs.add_cli_args': '--tool-call-parser choices (the native names are accepted)',
+}

@@ -1,0 +1,229 @@
+"""`--tool-call-parser X_native` behaves as `X` in SGLang's serving layer, with
+our detector parsing -- in the launcher and in spawned children, for every
+row of NATIVE_NAMES.
+
+tests/name_parity_processes.py plays SGLang's launcher (prepare_server_args,
+resolve_once) and probes SGLang's own serving code in the launcher and in a
+spawned HTTP-worker child per native detector class (see its docstring for the
+probes). The branches covered: GLM-4.7's grammar constraint, the DeepSeek
+chat-encoding spec, the DeepSeek recipe start-up rule, tool-call ids
+(Kimi-K2's `functions.NAME:IDX`), response-template lookups, detokenizer
+close tokens, SGLang's own rename (qwen25 -> qwen). The control probes the
+un-normalized name, as SGLang saw it before: it must take other branches,
+so the probes can tell.
+
+tests/test_name_parity_sites.py pins the list of places SGLang compares the
+name, so a new SGLang branch cannot go unnoticed.
+
+Slow: spawned children import SGLang (~2-4 minutes on 2 shared cores).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("sglang")
+pytest.importorskip("uvicorn")
+
+from sglang_toolparse.sglang_plugin import NATIVE_NAMES  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESTS = os.path.join(ROOT, "tests")
+OURS = "sglang_toolparse.sglang_adapter"
+# probe -> the builtin names whose branch it shows (the control must differ
+# there); rows of other branches join by name when NATIVE_NAMES has them
+BRANCHES = {
+    "glm_constraint": ("glm47",),
+    "encoding_spec": ("deepseekv32", "deepseekv4", "deepseekv41"),
+    "recipe_startup": ("deepseekv4", "deepseekv41"),
+    "tool_call_id": ("kimi_k2",),
+}
+# everything the serving layer decides except which class parses
+SERVING_PROBES = (
+    "served_name", "sglang_base", "response_template", "parses_without_tools", "glm_constraint",
+    "encoding_spec", "recipe_startup", "tool_call_id", "close_tokens",
+)
+NATIVES = sorted(NATIVE_NAMES)
+
+
+def _env(**extra):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([ROOT, TESTS] + [p for p in [env.get("PYTHONPATH")] if p])
+    for k in ("SGLANG_HTTP_SERVER_APP_PATH", "SGLANG_PLUGINS", "SGLANG_TOOLPARSE_REPLACE", "SGLANG_TOOLPARSE_NATIVE"):
+        env.pop(k, None)
+    env["HF_HUB_OFFLINE"] = "1"
+    env.update(extra)
+    return env
+
+
+def _result(args, timeout, **extra):
+    r = subprocess.run([sys.executable] + args, capture_output=True, text=True, env=_env(**extra),
+                       timeout=timeout, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-4000:]
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("RESULT "))
+    return json.loads(line[len("RESULT "):])
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return _result([os.path.join(TESTS, "name_parity_processes.py")], timeout=1500)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("native", NATIVES)
+def test_launcher_serves_the_builtin_name(runs, native):
+    builtin = NATIVE_NAMES[native][1]
+    launcher = runs["launcher"][native]
+    assert launcher["field"] == builtin
+    assert launcher["env"] == native
+    assert runs["builtin"][native]["env"] is None  # a builtin server clears the choice
+
+
+def _child_row(runs, native):
+    """The child that served this row's detector class (one per class)."""
+    cls = NATIVE_NAMES[native][0]
+    (row,) = [n for n in runs["child"] if n in NATIVE_NAMES and NATIVE_NAMES[n][0] == cls]
+    return row
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["launcher", "child"])
+@pytest.mark.parametrize("native", NATIVES)
+def test_serving_branches_equal_the_builtin(runs, native, where):
+    row = native if where == "launcher" else _child_row(runs, native)
+    got = runs[where][row]
+    ref = runs["builtin"][row]
+    for probe in SERVING_PROBES:
+        assert got[probe] == ref[probe], (probe, got[probe], ref[probe])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("native", NATIVES)
+def test_our_detector_parses_in_every_process(runs, native):
+    assert runs["launcher"][native]["detector"] == OURS
+    row = _child_row(runs, native)
+    assert runs["child"][row]["detector"] == OURS
+    assert runs["child"][row]["env"] == row  # inherited from the launcher
+    assert runs["builtin"][native]["detector"].startswith("sglang.srt.function_call.")
+
+
+@pytest.mark.slow
+def test_a_builtin_servers_child_keeps_sglangs_class(runs):
+    (key,) = [k for k in runs["child"] if k.startswith("builtin:")]
+    child = runs["child"][key]
+    assert child["env"] is None
+    assert child["detector"].startswith("sglang.srt.function_call."), child
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("probe", sorted(BRANCHES))
+def test_control_the_raw_native_name_takes_other_branches(runs, probe):
+    """Before this fix SGLang saw `X_native`: the probes show the branch it
+    then took differs (so the equality above is not vacuous)."""
+    rows = [n for n in NATIVES if NATIVE_NAMES[n][1] in BRANCHES[probe]]
+    if not rows:
+        pytest.skip("no NATIVE_NAMES row for %s" % (BRANCHES[probe],))
+    for native in rows:
+        assert runs["control"][native][probe] != runs["builtin"][native][probe], (native, probe)
+
+
+@pytest.mark.slow
+def test_deepseek_v4_output_is_parsed_by_the_recipe(runs):
+    """docs/SERVING.md: with deepseekv4(_native)/deepseekv41(_native) SGLang
+    serves DeepSeek V4/V4.1 through deepseek-recipe, which parses the output
+    itself (our detector is not fed the text), with or without the recipe's
+    reasoning parser -- exactly as with the builtin name."""
+    for native in NATIVES:
+        builtin = NATIVE_NAMES[native][1]
+        spec = {"deepseekv4": "dsv4", "deepseekv41": "dsv41"}.get(builtin)
+        if spec is None:
+            continue
+        startup = runs["launcher"][native]["recipe_startup"]
+        assert startup["%s/None" % spec] == "recipe parses output"
+        assert runs["launcher"][native]["encoding_spec"] == spec
+
+
+DONE_WHEN = r"""
+import json, os, sys
+import torchvision_placeholder
+torchvision_placeholder.install()  # SGLang imports torchvision; not installed here
+from sglang.srt.plugins import load_plugins
+load_plugins()
+from sglang.srt.server_args import ServerArgs, prepare_server_args
+from sglang_toolparse.sglang_plugin import NATIVE_NAMES, NATIVE_ENV
+FCP = "sglang.srt.function_call.function_call_parser"
+out = {"lazy": FCP not in sys.modules, "cli": {}, "python": {}}
+def enum():
+    from sglang.srt.function_call.function_call_parser import FunctionCallParser
+    return FunctionCallParser.ToolCallParserEnum
+for name in NATIVE_NAMES:
+    sa = prepare_server_args(["--model-path", "m", "--tool-call-parser", name])
+    if name == next(iter(NATIVE_NAMES)):
+        out["lazy_after_prepare"] = FCP not in sys.modules
+    cls = enum()[sa.tool_call_parser]
+    out["cli"][name] = [sa.tool_call_parser, os.environ.get(NATIVE_ENV), cls.__module__, cls.parser_name]
+for name in NATIVE_NAMES:  # sglang.Engine(tool_call_parser=...) builds the record in Python
+    sa = ServerArgs(model_path="dummy", tool_call_parser=name)
+    sa.resolve_once()
+    cls = enum()[sa.tool_call_parser]
+    out["python"][name] = [sa.tool_call_parser, os.environ.get(NATIVE_ENV), cls.__module__]
+builtin = NATIVE_NAMES[next(iter(NATIVE_NAMES))][1]
+sa = prepare_server_args(["--model-path", "m", "--tool-call-parser", builtin])
+out["builtin"] = [sa.tool_call_parser, os.environ.get(NATIVE_ENV), enum()[builtin].__module__]
+print("RESULT " + json.dumps(out))
+"""
+
+
+def test_done_when_fresh_interpreter_every_native_name():
+    """In a fresh interpreter, after load_plugins(): prepare_server_args
+    with X_native yields a server named X whose detector class is ours, and
+    function_call_parser is still not imported by the choice itself."""
+    out = _result(["-c", DONE_WHEN], timeout=600)
+    assert out["lazy"] and out["lazy_after_prepare"]
+    for name, (_cls, builtin) in NATIVE_NAMES.items():
+        assert out["cli"][name] == [builtin, name, OURS, name], name
+        assert out["python"][name] == [builtin, name, OURS], name
+    first = NATIVE_NAMES[next(iter(NATIVE_NAMES))][1]
+    assert out["builtin"][0] == first and out["builtin"][1] is None
+    assert out["builtin"][2].startswith("sglang.srt.function_call."), out["builtin"]
+
+
+AUTO = r"""
+import json, os
+import serving_stub
+from sglang.srt.plugins import load_plugins
+load_plugins()
+from sglang.srt.server_args import prepare_server_args
+from sglang.srt.parser.template_detection import resolve_auto_parsers
+from sglang.srt.runtime_context import get_serving, publish
+from sglang.srt.function_call.function_call_parser import FunctionCallParser
+from sglang_toolparse.sglang_plugin import NATIVE_ENV
+# glm-5.3: SGLang's Python chat template, which declares tool_call_parser glm47
+sa = prepare_server_args(["--model-path", serving_stub.model_dir(), "--device", "cpu",
+                          "--tool-call-parser", "auto", "--chat-template", "glm-5.3"])
+field = sa.tool_call_parser
+sa.resolve_once()
+resolve_auto_parsers(sa)  # as Engine._launch_subprocesses does
+publish(sa, role="tokenizer")
+name = get_serving().tool_call_parser
+print("RESULT " + json.dumps([field, name, os.environ.get(NATIVE_ENV),
+                              FunctionCallParser.ToolCallParserEnum[name].__module__]))
+"""
+
+
+@pytest.mark.parametrize("replace", ["1", "0"])
+def test_auto_resolves_to_native_classes_with_replace(replace):
+    """`--tool-call-parser auto` resolves through SGLang's detection to a
+    builtin name; SGLANG_TOOLPARSE_REPLACE=1 makes that name ours."""
+    if "glm47" not in {b for _, b in NATIVE_NAMES.values()}:
+        pytest.skip("no glm47 row")
+    field, name, env, module = _result(["-c", AUTO], timeout=600, SGLANG_TOOLPARSE_REPLACE=replace)
+    assert (field, name, env) == ("auto", "glm47", None)
+    if replace == "1":
+        assert module == OURS
+    else:
+        assert module.startswith("sglang.srt.function_call.")
