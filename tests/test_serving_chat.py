@@ -405,21 +405,15 @@ def test_client_checks_sglang_stream_with_call_assembler():
     assert [(e.index, e.kind, e.path) for e in calls[2].errors] == [(2, "schema", "$.days")]
 
 
-_NEEDS_PARITY = (
-    "SGLang's serving layer builds Kimi ids (functions.NAME:N) only for tool_call_parser == 'kimi_k2'; "
-    "kimi_k2_native gets them once issue 10's name parity makes the serving layer see 'kimi_k2'"
-)
-
-
-@pytest.mark.parametrize("parser", [
-    "kimi_k2", pytest.param("kimi_k2_native", marks=pytest.mark.xfail(strict=True, reason=_NEEDS_PARITY))])
+@pytest.mark.parametrize("parser", ["kimi_k2", "kimi_k2_native"])
 @pytest.mark.parametrize("incremental", [False, True], ids=["cumul", "incr"])
 def test_kimi_call_ids_through_serving_layer(monkeypatch, incremental, parser):
     """Kimi's multi-turn template needs call ids `functions.NAME:N`, N
     counting every call of the conversation. SGLang's serving layer builds
     them for tool_call_parser "kimi_k2" from the detector's (name,
     tool_index): with SGLANG_TOOLPARSE_REPLACE=1 the native detector serves
-    that name (and, with issue 10's name parity, kimi_k2_native), and the ids are the ones SGLang's own detector gets, streamed
+    that name, and so does kimi_k2_native (which the serving layer sees as
+    kimi_k2: issue 10's name parity); the ids are the ones SGLang's own detector gets, streamed
     and one-shot, offset by the calls already in the history. Special
     tokens are split across chunks here, which SGLang's own detector does
     not survive."""
@@ -442,9 +436,13 @@ def test_kimi_call_ids_through_serving_layer(monkeypatch, incremental, parser):
     monkeypatch.setenv("SGLANG_TOOLPARSE_REPLACE", "1")
     saved = dict(enum)
     try:
+        # the server's arguments first: building them records the server's
+        # choice of parser, which reinstalls the detector classes
+        sa = serving_stub.server_args(parser, incremental=incremental)
+        assert sa.tool_call_parser == "kimi_k2"  # what the serving layer compares
         sglang_plugin._install_detectors(fcp)
         assert issubclass(enum["kimi_k2"], sglang_adapter.KimiK2NativeDetector)
-        enum[parser] = Spy
+        enum["kimi_k2"] = Spy
         history = [
             {"role": "user", "content": "Weather in Rome and Oslo?"},
             {"role": "assistant", "content": "", "tool_calls": [
@@ -456,7 +454,6 @@ def test_kimi_call_ids_through_serving_layer(monkeypatch, incremental, parser):
             {"role": "user", "content": "And Paris and São Paulo?"},
         ]
         text = _KIMI.replace(":0<|", ":2<|").replace(":1<|", ":3<|")
-        sa = serving_stub.server_args(parser, incremental=incremental)
         want = [("functions.get_weather:2", "get_weather"), ("functions.get_weather:3", "get_weather")]
         for messages, ids in ((None, ["functions.get_weather:0", "functions.get_weather:1"]),
                               (history, [i for i, _ in want])):
