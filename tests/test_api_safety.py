@@ -164,7 +164,7 @@ class ReentrantConverter:
                 self.seen.append(str(e))
             else:
                 self.seen.append(None)
-        return '"%s"' % raw
+        return '"%s"' % raw.strip("'")
 
     def end(self):
         return "{}"
@@ -173,7 +173,9 @@ class ReentrantConverter:
         pass
 
 
-GLM_CALL = "<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>\n</tool_call>"
+# 'v' is Python literal syntax: the core hands it to the converter (a plain v
+# it would type itself, and no Python would run while decoding)
+GLM_CALL = "<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>'v'</arg_value>\n</tool_call>"
 
 
 def test_reentrant_feed_raises_for_the_inner_caller():
@@ -200,12 +202,14 @@ def test_reentrant_use_in_a_child_process():
                     self.p.feed("x" * 100000)
                 except RuntimeError:
                     self.n += 1
-                return '"%s"' % raw
+                return '"v"'
             def end(self): return "{}"
             def reset(self): pass
         for fmt in ("glm45", "glm47"):
             sep = "\\n" if fmt == "glm45" else ""
-            call = "<tool_call>f" + sep + "<arg_key>k</arg_key>" + sep + "<arg_value>v</arg_value>" + sep + "</tool_call>"
+            # values only the host's (Python) rules type: the converter runs
+            value = "'v'" if fmt == "glm45" else '{"a": 1, "a": 2}'
+            call = "<tool_call>f" + sep + "<arg_key>k</arg_key>" + sep + "<arg_value>" + value + "</arg_value>" + sep + "</tool_call>"
             c = Conv(); p = _core.StreamParser(fmt, ["f"], converter=c); c.p = p
             for ch in (call * 50):
                 p.feed(ch)
@@ -229,7 +233,7 @@ def test_second_thread_gets_runtime_error():
         def value(self, key, raw):
             inside.set()
             assert release.wait(30)
-            return '"%s"' % raw
+            return '"%s"' % raw.strip("'")
 
     conv = Blocking()
     p = _core.StreamParser("glm45", ["f"], converter=conv)

@@ -51,7 +51,10 @@ CASES = {
         _qwen('{"name": "set_flag", "arguments": on}') + "\n" + _qwen('{"name": "lookup", "arguments": {"id": "B-2"}}'),
         "Turning it on." + '<tool_call>\n{"name": "lookup", "arguments": {"id": "B-',
     ),
-    "deepseekv4_native": (
+    # DSML through SGLang's serving layer: V3.2's name (SGLang serves V4/V4.1
+    # through deepseek-recipe, which parses the output itself); every DSML
+    # parser reads the V4 spelling used here
+    "deepseekv32_native": (
         "Turning it on.\n\n" + _dsml("tool_calls", "invoke", "parameter",
                                      '<parameter name="enabled">true</%sparameter>\n' % D),
         _dsml("tool_calls", "invoke", "parameter", '<parameter name="enabled">true</%sparameter>\n' % D)

@@ -157,6 +157,12 @@ def measure(side: Side, chunks: Sequence[str], policy: Policy,
     is the only timing sample. Returns (timings, streamed text, calls); the
     timings' total_ms_* and us_per_chunk_* use `clock`, and both clocks'
     minimum is kept as wall_ms_min / cpu_ms_min."""
+    return measure_outputs(side, chunks, policy, clock)[:3]
+
+
+def measure_outputs(side: Side, chunks: Sequence[str], policy: Policy,
+                    clock: str = "wall") -> Tuple[Dict[str, Any], str, List[Tuple[str, str]], List[Any]]:
+    """measure(), plus the collected run's output for each chunk."""
     first_w, first_c, outputs = run_stream(side, chunks, collect=True)
     if side.assemble is not None:
         text, calls = side.assemble(outputs or [])
@@ -175,7 +181,6 @@ def measure(side: Side, chunks: Sequence[str], policy: Policy,
             w, c, _ = run_stream(side, chunks, collect=False)
             times.append((w, c))
             spent += w
-    measure.last_outputs = outputs  # type: ignore[attr-defined]  # for args_before_close
     n = max(1, len(chunks))
     sel = [t[CLOCKS.index(clock)] for t in times]
     tmin, tmed = min(sel), statistics.median(sel)
@@ -189,18 +194,17 @@ def measure(side: Side, chunks: Sequence[str], policy: Policy,
         "us_per_chunk_median": tmed / n / 1e3,
         "wall_ms_min": min(t[0] for t in times) / 1e6,
         "cpu_ms_min": min(t[1] for t in times) / 1e6,
-    }, text, calls
+    }, text, calls, outputs
 
 
 def measure_case(side: Side, case: corpus.Case, policy: Policy, clock: str = "wall") -> Dict[str, Any]:
     """measure() plus the comparison with the case's ground truth; an
     exception in a parser is reported, not raised."""
     try:
-        stats, text, calls = measure(side, case.chunks, policy, clock)
+        stats, text, calls, outputs = measure_outputs(side, case.chunks, policy, clock)
     except Exception as e:  # a detector crashing on the corpus is a result too
         return {"error": "%s: %s" % (type(e).__name__, e)}
-    before = args_before_close(side.kind, getattr(measure, "last_outputs", None) or [], case)
-    measure.last_outputs = None  # type: ignore[attr-defined]
+    before = args_before_close(side.kind, outputs or [], case)
     if before is not None:
         stats["args_before_close"] = before
     stats["calls"] = compare_calls(calls, case.expected_calls)
@@ -219,8 +223,8 @@ def args_before_close(kind: str, outputs: Sequence[Any], case: corpus.Case) -> O
     tag): what a client has received while the model is still writing it.
     None for cases without one large argument."""
     end = corpus.argument_end(case)
-    if end is None or not case.expected_calls:
-        return None
+    if end is None or not case.expected_calls or kind not in ("standalone", "native", "sglang"):
+        return None  # (the floor streams nothing; a peer's output has its own shape)
     total = len(case.expected_calls[-1][1].encode("utf-8"))
     got, pos = 0, 0
     for chunk, out in zip(case.chunks, outputs):
