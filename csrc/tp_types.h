@@ -47,8 +47,18 @@ enum {
     TP_JT_NULL = 16, TP_JT_OBJECT = 32, TP_JT_ARRAY = 64,
 };
 
-/* Steps of a conversion, tried in this order; the first that decides wins,
- * and a value no step decides is its raw text as a JSON string. */
+/* Steps of a conversion (bits: GLM's first, then Qwen3-Coder's and MiniMax-M2's),
+ * run in the order given below; the first that decides wins, and a value no
+ * step decides is its raw text as a JSON string. */
+enum {
+    TP_R_JSON = 1,          /* the whole value is JSON (json.loads): its canonical text */
+    TP_R_JSON_STR_HOST = 2, /* ... but a JSON string goes to the host (numeric coercion) */
+    TP_R_UNESCAPE_HOST = 4, /* not JSON, has '\\' or '"': the host tries it as escaped JSON */
+    TP_R_STRIP_QUOTES = 8,  /* 'x' / "x" (same quote both ends): the text between */
+    TP_R_LITERAL_HOST = 16, /* may be a Python literal: the host (ast.literal_eval) */
+    TP_R_UNION_STRING = 32, /* a JSON result of a type outside the union's mask, when the
+                             * mask allows strings, becomes the raw text */
+};
 enum {
     /* null words, compared before anything else */
     TP_R_NULL_WORD = 1u << 6,  /* "null" in any (ASCII) case: null */
@@ -70,16 +80,6 @@ enum {
     TP_R_JSON_ELSE = 1u << 15,  /* nothing decided and no string in the mask: JSON, else the text */
     TP_R_JSON_FINITE = 1u << 16, /* a JSON value with NaN/Infinity is the raw text
                                   * (json.loads reads it, json.dumps(allow_nan=False) does not) */
-};
-/* (bits 0-5, GLM's steps) */
-enum {
-    TP_R_JSON = 1,          /* the whole value is JSON (json.loads): its canonical text */
-    TP_R_JSON_STR_HOST = 2, /* ... but a JSON string goes to the host (numeric coercion) */
-    TP_R_UNESCAPE_HOST = 4, /* not JSON, has '\\' or '"': the host tries it as escaped JSON */
-    TP_R_STRIP_QUOTES = 8,  /* 'x' / "x" (same quote both ends): the text between */
-    TP_R_LITERAL_HOST = 16, /* may be a Python literal: the host (ast.literal_eval) */
-    TP_R_UNION_STRING = 32, /* a JSON result of a type outside the union's mask, when the
-                             * mask allows strings, becomes the raw text */
 };
 /* Order in which steps run: null words, PY_INT, PY_FLOAT, TRUE_WORD,
  * BOOL_WORDS, JSON (+ JSON_STR_HOST, UNION_STRING, JSON_FINITE),
