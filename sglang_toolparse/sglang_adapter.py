@@ -169,8 +169,7 @@ class NativeDetectorMixin:
         every tool name accepted, so it agrees with what parsing does."""
         if not any(m in text for m in self._tp_markers):
             return False
-        p = StreamParser(self._tp_format, None)
-        events = p.feed(text) + p.finish()
+        events = StreamParser(self._tp_format, None).parse_all(text)  # one pass, no streaming objects
         if any(type(ev) is not Text for ev in events):
             return True
         return "".join(ev.text for ev in events) != text
