@@ -1,7 +1,7 @@
 /* Typed values: what a complete raw parameter value becomes in the
  * argument JSON.
  *
- * XML-parameter formats (GLM, and Qwen3-Coder / MiniMax-M2 next) write
+ * XML-parameter formats (GLM-4.5/4.7, Qwen3-Coder, MiniMax-M2) write
  * every argument value as raw text; its JSON type comes from the tool's
  * schema. The binding compiles each declared parameter's schema once into
  * a *kind* (tp_kind) and, for unions, a mask of the JSON types it allows
@@ -10,7 +10,8 @@
  * tp_type_rules.c): for each kind, which of a fixed list of steps run, in a
  * fixed order. The core writes the JSON text itself; only a value whose
  * result depends on Python's literal syntax or number parsing (SGLang's
- * ast.literal_eval / float() / int() fallbacks) goes to the host as a
+ * ast.literal_eval, or int() / float() of text beyond plain ASCII
+ * numbers) goes to the host as a
  * TP_EV_RAW_VALUE event, with no pointer into core memory held while the
  * host converts it (see _core.pyx). */
 #ifndef TP_TYPES_H

@@ -17,8 +17,12 @@ MiniMax-M2"):
   null), and a string parameter's `None` / `nil` stay strings.
 
 The C core streams a value of a string parameter itself (held only while it
-may still be the word `null`) and hands every other value over raw;
-`XmlConverter` turns such a value into JSON text (csrc/fmt_xmlparam.c).
+may still be the word `null`) and types every other value with these rules
+written as rows of csrc/tp_type_rules.c (`c_rows` gives each parameter's C
+kind; tests/test_xml_typing_c.py checks the rows against this module). The
+few values whose typing needs Python (ast.literal_eval, int()/float() of text
+beyond plain ASCII numbers) are handed over raw and `XmlConverter`, the host,
+turns them into JSON text.
 """
 from __future__ import annotations
 
