@@ -37,11 +37,13 @@
  *    is held while it can still be that word (at most 4 bytes), then
  *    streams as JSON string content as it is generated; only a possible
  *    partial closing tag (and qwen3_coder's template newline) is held back.
- *  - Every other value is held (bounded by lim.max_buffer) until it closes
- *    and handed over whole as one TP_EV_RAW_VALUE event (hand_over(), the
- *    one place that decides this): the binding types it with the family's
- *    rules (sglang_toolparse/xml_types.py) and puts the JSON text in the
- *    event's place in the argument stream.
+ *  - Every other value (and a string value that is the word null) is held
+ *    (bounded by lim.max_buffer) until it closes and typed by
+ *    tp_value_complete() with the family's row of tp_type_rules.c (the
+ *    parameter's kind compiled from the schema): the core writes its JSON
+ *    text, or, for the few values whose typing needs Python (e.g.
+ *    ast.literal_eval), hands it over whole as one TP_EV_RAW_VALUE event
+ *    that the host (sglang_toolparse/xml_types.py) types.
  *  - Errors (unknown tool, over-long name/key/value) drop the call and keep
  *    reading its structure, so the end of the call and everything after it
  *    are found the same way for every chunking; the end of the stream inside
@@ -317,21 +319,6 @@ static void key_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 
 /* ---- values ---- */
 
-/* The one handoff of a value the core does not type itself: key bytes then
- * the raw value, offset = key length (the binding types it). */
-static void hand_over(tp_parser *p)
-{
-    size_t start = p->out.len;
-    if (tp_buf_append(&p->out, p->key.data, p->key.len) ||
-        tp_buf_append(&p->out, p->pending.data, p->pending.len)) {
-        p->oom = 1;
-        return;
-    }
-    tp_ev_mark(p, TP_EV_RAW_VALUE, p->cur, start);
-    if (!p->oom)
-        p->ev[p->nev - 1].offset = p->key.len;
-}
-
 static void value_open(tp_parser *p, const xml_spelling *sp)
 {
     p->mode = M_VALUE;
@@ -416,8 +403,8 @@ static void value_close(tp_parser *p)
 {
     if (p->vkind == VK_STREAM)
         args_lit(p, "\"");
-    else if (p->vkind == VK_RAW || p->vkind == VK_HOLD)
-        hand_over(p);
+    else if (p->vkind == VK_RAW || p->vkind == VK_HOLD) /* typed by the family's row */
+        tp_value_complete(p, p->key.data, p->key.len, p->pending.data, p->pending.len);
     p->vkind = VK_DROP;
     tp_buf_clear(&p->pending);
     tp_buf_shrink(&p->pending, 1u << 16);

@@ -51,6 +51,60 @@ const tp_type_rules tp_rules_glm47 = {
     },
 };
 
+/* qwen3_coder_detector._convert_param_value (and the newest upstream): a
+ * value equal to "null" (any case) is null; then by the schema's type name
+ * (xml_types.QWEN_TYPE_RULES): int() / float() (an integral float written
+ * without "." or "e" is an int) / "true" or false / json.loads, then
+ * ast.literal_eval / ast.literal_eval; what fails is the raw text. The
+ * template writes None as `None` (Jinja `string`): a non-string value
+ * "None" is null; a value NaN or Infinity stays text (docs/PARSERS.md).
+ * Strings and undeclared keys are the raw text. */
+#define QWEN_NULL (TP_R_NULL_WORD | TP_R_NULL_NONE)
+const tp_type_rules tp_rules_qwen3_coder = {
+    "qwen3_coder",
+    {
+        [TP_KIND_UNTYPED] = TP_R_NULL_WORD,
+        [TP_KIND_STRING] = TP_R_NULL_WORD,
+        [TP_KIND_OTHER] = QWEN_NULL | TP_R_LITERAL_HOST, /* a type name without a rule */
+        [TP_KIND_INTEGER] = QWEN_NULL | TP_R_PY_INT,
+        [TP_KIND_NUMBER] = QWEN_NULL | TP_R_PY_FLOAT | TP_R_FLOAT_AS_WRITTEN,
+        [TP_KIND_BOOLEAN] = QWEN_NULL | TP_R_TRUE_WORD,
+        [TP_KIND_NULL] = QWEN_NULL | TP_R_LITERAL_HOST,
+        [TP_KIND_OBJECT] = QWEN_NULL | TP_R_JSON | TP_R_JSON_FINITE | TP_R_LITERAL_HOST,
+        [TP_KIND_ARRAY] = QWEN_NULL | TP_R_JSON | TP_R_JSON_FINITE | TP_R_LITERAL_HOST,
+        [TP_KIND_UNION] = QWEN_NULL | TP_R_LITERAL_HOST,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
+/* minimax_m2.MinimaxM2Detector._convert_param_value_with_types: "null",
+ * "none", "nil" (any case) are null; then the schema's types tried in the
+ * order integer, number (integral: an int), boolean (words), object/array
+ * (json.loads), string; none fits: json.loads, else the raw text. Every
+ * non-string parameter compiles to TP_KIND_UNION, its mask the types it
+ * tries. A string parameter (only string types) is its raw text but the
+ * word "null" (the template writes None as `null`; docs/PARSERS.md). */
+#define MINIMAX_TRIES (TP_R_NULL_WORD | TP_R_NULL_NIL | TP_R_PY_INT | TP_R_PY_FLOAT | TP_R_BOOL_WORDS | \
+                       TP_R_JSON | TP_R_JSON_FINITE | TP_R_BY_MASK | TP_R_JSON_ELSE)
+const tp_type_rules tp_rules_minimax_m2 = {
+    "minimax_m2",
+    {
+        [TP_KIND_UNTYPED] = TP_R_NULL_WORD,
+        [TP_KIND_STRING] = TP_R_NULL_WORD,
+        [TP_KIND_OTHER] = MINIMAX_TRIES,
+        [TP_KIND_INTEGER] = MINIMAX_TRIES,
+        [TP_KIND_NUMBER] = MINIMAX_TRIES,
+        [TP_KIND_BOOLEAN] = MINIMAX_TRIES,
+        [TP_KIND_NULL] = MINIMAX_TRIES,
+        [TP_KIND_OBJECT] = MINIMAX_TRIES,
+        [TP_KIND_ARRAY] = MINIMAX_TRIES,
+        [TP_KIND_UNION] = MINIMAX_TRIES,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
 /* A format without rules of its own: a non-string value is its raw text. */
 const tp_type_rules tp_rules_plain = {"plain", {0}};
 
@@ -61,6 +115,8 @@ static const struct {
 } BY_FORMAT[] = {
     {"glm45", &tp_rules_glm45},
     {"glm47", &tp_rules_glm47},
+    {"qwen3_coder", &tp_rules_qwen3_coder},
+    {"minimax_m2", &tp_rules_minimax_m2},
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)
@@ -74,7 +130,8 @@ const tp_type_rules *tp_rules_for(const void *fmt)
 
 const tp_type_rules *tp_rules_named(const char *family)
 {
-    static const tp_type_rules *const ALL[] = {&tp_rules_glm45, &tp_rules_glm47, &tp_rules_plain};
+    static const tp_type_rules *const ALL[] = {&tp_rules_glm45, &tp_rules_glm47, &tp_rules_qwen3_coder,
+                                                   &tp_rules_minimax_m2, &tp_rules_plain};
     for (size_t i = 0; i < sizeof(ALL) / sizeof(ALL[0]); i++)
         if (strcmp(ALL[i]->family, family) == 0)
             return ALL[i];

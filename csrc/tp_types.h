@@ -1,7 +1,7 @@
 /* Typed values: what a complete raw parameter value becomes in the
  * argument JSON.
  *
- * XML-parameter formats (GLM, and Qwen3-Coder / MiniMax-M2 next) write
+ * XML-parameter formats (GLM-4.5/4.7, Qwen3-Coder, MiniMax-M2) write
  * every argument value as raw text; its JSON type comes from the tool's
  * schema. The binding compiles each declared parameter's schema once into
  * a *kind* (tp_kind) and, for unions, a mask of the JSON types it allows
@@ -10,7 +10,8 @@
  * tp_type_rules.c): for each kind, which of a fixed list of steps run, in a
  * fixed order. The core writes the JSON text itself; only a value whose
  * result depends on Python's literal syntax or number parsing (SGLang's
- * ast.literal_eval / float() / int() fallbacks) goes to the host as a
+ * ast.literal_eval, or int() / float() of text beyond plain ASCII
+ * numbers) goes to the host as a
  * TP_EV_RAW_VALUE event, with no pointer into core memory held while the
  * host converts it (see _core.pyx). */
 #ifndef TP_TYPES_H
@@ -47,8 +48,9 @@ enum {
     TP_JT_NULL = 16, TP_JT_OBJECT = 32, TP_JT_ARRAY = 64,
 };
 
-/* Steps of a conversion, tried in this order; the first that decides wins,
- * and a value no step decides is its raw text as a JSON string. */
+/* Steps of a conversion (bits: GLM's first, then Qwen3-Coder's and MiniMax-M2's),
+ * run in the order given below; the first that decides wins, and a value no
+ * step decides is its raw text as a JSON string. */
 enum {
     TP_R_JSON = 1,          /* the whole value is JSON (json.loads): its canonical text */
     TP_R_JSON_STR_HOST = 2, /* ... but a JSON string goes to the host (numeric coercion) */
@@ -58,23 +60,48 @@ enum {
     TP_R_UNION_STRING = 32, /* a JSON result of a type outside the union's mask, when the
                              * mask allows strings, becomes the raw text */
 };
+enum {
+    /* null words, compared before anything else */
+    TP_R_NULL_WORD = 1u << 6,  /* "null" in any (ASCII) case: null */
+    TP_R_NULL_NIL = 1u << 7,   /* ... and "none", "nil" in any case */
+    TP_R_NULL_NONE = 1u << 8,  /* exactly "None" (Jinja's `string` of None) */
+    /* Python's int() / float() (plain ASCII numbers in the core; text only
+     * Python could still read as a number, e.g. with "_" or Unicode digits,
+     * goes to the host); a value they reject goes on to the next step */
+    TP_R_PY_INT = 1u << 9,
+    TP_R_PY_FLOAT = 1u << 10,       /* finite only; an integral value is an int ... */
+    TP_R_FLOAT_AS_WRITTEN = 1u << 11, /* ... only when written without "." or "e" */
+    /* booleans */
+    TP_R_TRUE_WORD = 1u << 12,  /* "true" in any case: true; anything else: false */
+    TP_R_BOOL_WORDS = 1u << 13, /* true/1/yes/on, false/0/no/off (any case, stripped) */
+    /* MiniMax's ordered tries: PY_INT, PY_FLOAT, BOOL_WORDS and JSON run only
+     * for the types in the union's mask (integer, number, boolean,
+     * object/array); a mask with string then takes the raw text */
+    TP_R_BY_MASK = 1u << 14,
+    TP_R_JSON_ELSE = 1u << 15,  /* nothing decided and no string in the mask: JSON, else the text */
+    TP_R_JSON_FINITE = 1u << 16, /* a JSON value with NaN/Infinity is the raw text
+                                  * (json.loads reads it, json.dumps(allow_nan=False) does not) */
+};
+/* Order in which steps run: null words, PY_INT, PY_FLOAT, TRUE_WORD,
+ * BOOL_WORDS, JSON (+ JSON_STR_HOST, UNION_STRING, JSON_FINITE),
+ * UNESCAPE_HOST, STRIP_QUOTES, LITERAL_HOST, JSON_ELSE, the raw text. */
 
-/* Adding a family (e.g. Qwen3-Coder, MiniMax-M2; their rules are in
- * sglang_toolparse/xml_types.py on the xml branch): a row in
- * tp_type_rules.c and its name in BY_FORMAT there, the compile step in
- * Python producing kinds (a schema's type names map to kinds; MiniMax's
- * type sets to a TP_KIND_UNION mask), and where a row needs a step this
- * list lacks (their null words "null"/"None"/"nil", Python int()/float()
- * of plain ASCII numbers, boolean words, JSON without NaN/Infinity) a new
- * TP_R_* bit implemented once in tp_type_value(); anything needing Python
- * semantics stays a *_HOST step. */
+/* Families: GLM-4.5, GLM-4.7, Qwen3-Coder, MiniMax-M2 (tp_type_rules.c).
+ * Their Python twins: glm_types.py (GLM) and xml_types.py (Qwen3-Coder,
+ * MiniMax-M2), which also type what a row sends to the host; the compile
+ * step in Python maps a schema to kinds (MiniMax: every non-string
+ * parameter is a TP_KIND_UNION whose mask is the set of types it tries). */
 typedef struct tp_type_rules {
     const char *family;
-    uint8_t steps[TP_KIND__COUNT]; /* TP_R_* per kind */
+    uint32_t steps[TP_KIND__COUNT]; /* TP_R_* per kind */
+    uint8_t untyped_tools; /* 1: a key of an undeclared tool (or of any tool when
+                            * every name is accepted) is TP_KIND_UNTYPED; 0: the host's */
 } tp_type_rules;
 
 extern const tp_type_rules tp_rules_glm45;
 extern const tp_type_rules tp_rules_glm47;
+extern const tp_type_rules tp_rules_qwen3_coder;
+extern const tp_type_rules tp_rules_minimax_m2;
 extern const tp_type_rules tp_rules_plain; /* no typing: a value is its raw text */
 
 /* The rules row of a format (a const tp_format *, matched by name;

@@ -4,6 +4,7 @@
  * tp_value_complete: the same for a value of the open call, written into
  * the argument stream (or handed over as a TP_EV_RAW_VALUE event). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,6 +195,139 @@ static int maybe_literal(const uint8_t *s, size_t n)
     return 0;
 }
 
+/* ---- Python's words and numbers (Qwen3-Coder, MiniMax-M2) ---- */
+
+static int lower_eq(const uint8_t *s, size_t n, const char *w)
+{
+    size_t k = 0;
+    for (; k < n && w[k]; k++) {
+        uint8_t c = s[k] >= 'A' && s[k] <= 'Z' ? (uint8_t)(s[k] + 32) : s[k];
+        if (c != (uint8_t)w[k])
+            return 0;
+    }
+    return k == n && w[k] == 0;
+}
+
+/* Python str.isspace() for an ASCII byte */
+static int py_space(uint8_t c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f); }
+
+/* 0 when Python surely rejects s (an ASCII byte outside `chars`, or
+ * nothing at all), else 1 (the host decides: e.g. "1_000", " 5", or
+ * non-ASCII digits and spaces) */
+static int maybe_chars(const uint8_t *s, size_t n, const char *chars)
+{
+    if (n == 0)
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        if (s[k] < 0x80 && (s[k] == 0 || !strchr(chars, s[k])) && !py_space(s[k]))
+            return 0;
+    return 1;
+}
+
+/* Python int(s) (base 10). 1: its decimal text written; 0: int() fails;
+ * -1: the host decides. */
+static int py_int(const uint8_t *s, size_t n, tp_buf *out)
+{
+    size_t i = n && (s[0] == '+' || s[0] == '-') ? 1 : 0, k = i;
+    while (k < n && s[k] >= '0' && s[k] <= '9')
+        k++;
+    if (k == n && k > i && n - i <= 4000) { /* Python's int() refuses over 4300 digits */
+        while (i < n - 1 && s[i] == '0')
+            i++;
+        if (s[0] == '-' && !(n - i == 1 && s[i] == '0') && tp_buf_push(out, '-'))
+            return -2;
+        return tp_buf_append(out, s + i, n - i) ? -2 : 1;
+    }
+    return maybe_chars(s, n, "0123456789+-_") ? -1 : 0;
+}
+
+/* the integral double v as Python's int(v) writes it */
+static int put_int_of(tp_buf *out, double v)
+{
+    char buf[400]; /* DBL_MAX has 309 digits */
+    int len = v == 0 ? snprintf(buf, sizeof buf, "0") : snprintf(buf, sizeof buf, "%.0f", v);
+    return len > 0 && (size_t)len < sizeof buf && !tp_buf_append(out, buf, (size_t)len) ? 1 : -2;
+}
+
+/* Python float(s), finite. 1: written (an integral value as an int when
+ * `as_written` is 0, or when s has neither "." nor "e"); 0: fails; -1: the
+ * host decides; -2: out of memory. */
+static int py_float(const uint8_t *s, size_t n, int as_written, tp_buf *out)
+{
+    size_t i = n && (s[0] == '+' || s[0] == '-') ? 1 : 0, k = i, d = 0;
+    int point = 0;
+    while (k < n && s[k] >= '0' && s[k] <= '9')
+        k++, d++;
+    if (k < n && s[k] == '.') {
+        point = 1;
+        k++;
+        while (k < n && s[k] >= '0' && s[k] <= '9')
+            k++, d++;
+    }
+    int plain = d > 0;
+    if (plain && k < n && (s[k] == 'e' || s[k] == 'E')) {
+        point = 1;
+        k++;
+        if (k < n && (s[k] == '+' || s[k] == '-'))
+            k++;
+        size_t e = k;
+        while (k < n && s[k] >= '0' && s[k] <= '9')
+            k++;
+        plain = k > e;
+    }
+    if (!plain || k != n)
+        return maybe_chars(s, n, "0123456789+-._eEinftyaINFTYA") ? -1 : 0;
+    char local[128], *buf = n < sizeof local ? local : malloc(n + 1);
+    if (!buf)
+        return -2;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    double v = strtod(buf, NULL);
+    if (buf != local)
+        free(buf);
+    if (!isfinite(v))
+        return 0;
+    if (floor(v) == v && (!as_written || !point))
+        return put_int_of(out, v);
+    char f[40];
+    size_t fl = tp_format_double(v, f);
+    return tp_buf_append(out, f, fl) ? -2 : 1;
+}
+
+/* MiniMax's boolean words: 1 written, 0 not a boolean word, -1 the host's */
+static int bool_words(const uint8_t *s, size_t n, tp_buf *out)
+{
+    static const char *const T[] = {"true", "1", "yes", "on"}, *const F[] = {"false", "0", "no", "off"};
+    for (size_t k = 0; k < n; k++)
+        if (s[k] >= 0x80)
+            return -1; /* str.strip() also strips Unicode spaces */
+    while (n && py_space(s[0]))
+        s++, n--;
+    while (n && py_space(s[n - 1]))
+        n--;
+    for (int k = 0; k < 4; k++) {
+        if (lower_eq(s, n, T[k]))
+            return tp_buf_append(out, "true", 4) ? -2 : 1;
+        if (lower_eq(s, n, F[k]))
+            return tp_buf_append(out, "false", 5) ? -2 : 1;
+    }
+    return 0;
+}
+
+/* does canonical JSON hold NaN or Infinity (outside strings)? */
+static int has_nonfinite(const uint8_t *s, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (s[k] == '"') {
+            for (k++; k < n && s[k] != '"'; k++)
+                k += s[k] == '\\';
+        } else if (s[k] == 'N' || s[k] == 'I') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t *raw, size_t n,
                   tp_json *js, uint32_t max_depth, tp_buf *out)
 {
@@ -202,10 +336,35 @@ int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t
         raw = EMPTY; /* an empty value held in an unallocated buffer */
     if (kind < 0 || kind >= TP_KIND__COUNT || kind == TP_KIND_HOST)
         return TP_TV_HOST;
-    unsigned steps = r->steps[kind];
+    uint32_t steps = r->steps[kind];
     size_t start = out->len;
-    if (steps & TP_R_JSON) {
-        int res = json_value(js, max_depth, raw, n, out);
+    int res;
+    if (((steps & TP_R_NULL_WORD) && lower_eq(raw, n, "null")) ||
+        ((steps & TP_R_NULL_NIL) && (lower_eq(raw, n, "none") || lower_eq(raw, n, "nil"))) ||
+        ((steps & TP_R_NULL_NONE) && n == 4 && memcmp(raw, "None", 4) == 0))
+        return tp_buf_append(out, "null", 4) ? -1 : TP_TV_TEXT;
+    /* MiniMax: a step runs only for a type the union allows */
+    int gate = (steps & TP_R_BY_MASK) != 0;
+    if ((steps & TP_R_PY_INT) && (!gate || (mask & TP_JT_INTEGER))) {
+        res = py_int(raw, n, out);
+        if (res != 0)
+            return res == 1 ? TP_TV_TEXT : res == -1 ? TP_TV_HOST : -1;
+    }
+    if ((steps & TP_R_PY_FLOAT) && (!gate || (mask & TP_JT_NUMBER))) {
+        res = py_float(raw, n, (steps & TP_R_FLOAT_AS_WRITTEN) != 0, out);
+        if (res != 0)
+            return res == 1 ? TP_TV_TEXT : res == -1 ? TP_TV_HOST : -1;
+    }
+    if (steps & TP_R_TRUE_WORD)
+        return (lower_eq(raw, n, "true") ? tp_buf_append(out, "true", 4) : tp_buf_append(out, "false", 5))
+                   ? -1 : TP_TV_TEXT;
+    if ((steps & TP_R_BOOL_WORDS) && (!gate || (mask & TP_JT_BOOLEAN))) {
+        res = bool_words(raw, n, out);
+        if (res != 0)
+            return res == 1 ? TP_TV_TEXT : res == -1 ? TP_TV_HOST : -1;
+    }
+    if ((steps & TP_R_JSON) && (!gate || (mask & (TP_JT_OBJECT | TP_JT_ARRAY)))) {
+        res = json_value(js, max_depth, raw, n, out);
         if (res == -2)
             return -1;
         if (res == 1) {
@@ -215,6 +374,10 @@ int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t
                 return TP_TV_HOST;
             }
             if ((steps & TP_R_UNION_STRING) && !(jt & mask) && (mask & TP_JT_STRING)) {
+                out->len = start;
+                return put_string(out, raw, n) ? -1 : TP_TV_TEXT;
+            }
+            if ((steps & TP_R_JSON_FINITE) && has_nonfinite(out->data + start, out->len - start)) {
                 out->len = start;
                 return put_string(out, raw, n) ? -1 : TP_TV_TEXT;
             }
@@ -230,6 +393,16 @@ int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t
         return put_string(out, raw + 1, n - 2) ? -1 : TP_TV_TEXT;
     if ((steps & TP_R_LITERAL_HOST) && maybe_literal(raw, n))
         return TP_TV_HOST;
+    if ((steps & TP_R_JSON_ELSE) && !(mask & TP_JT_STRING)) {
+        res = json_value(js, max_depth, raw, n, out);
+        if (res == -2)
+            return -1;
+        if (res == 1 && !((steps & TP_R_JSON_FINITE) && has_nonfinite(out->data + start, out->len - start)))
+            return TP_TV_TEXT;
+        out->len = start;
+        if (res < 0)
+            return TP_TV_HOST;
+    }
     return put_string(out, raw, n) ? -1 : TP_TV_TEXT;
 }
 
@@ -239,6 +412,8 @@ void tp_value_complete(tp_parser *p, const uint8_t *key, size_t klen, const uint
         return;
     unsigned mask = 0;
     int kind = tp_parser_param_kind_mask(p, p->tool_id, key, klen, &mask);
+    if (kind < 0 && p->rules->untyped_tools)
+        kind = TP_KIND_UNTYPED;
     size_t start = p->out.len;
     int res = tp_type_value(p->rules, kind, mask, raw, n, &p->js, p->lim.max_depth, &p->out);
     if (res < 0) {

@@ -262,6 +262,8 @@ static const struct {
               {"i", TP_KIND_INTEGER, 0}, {"x", TP_KIND_NUMBER, 0}, {"b", TP_KIND_BOOLEAN, 0},
               {"o", TP_KIND_OBJECT, 0}, {"l", TP_KIND_ARRAY, 0}, {"z", TP_KIND_NULL, 0},
               {"u", TP_KIND_UNION, TP_JT_STRING | TP_JT_INTEGER}, {"v", TP_KIND_UNION, TP_JT_OBJECT},
+              /* MiniMax-M2's tries in order (TP_R_BY_MASK) */
+              {"m", TP_KIND_UNION, TP_JT_NUMBER | TP_JT_BOOLEAN | TP_JT_ARRAY},
               {"h", TP_KIND_HOST, 0}};
 
 /* Runs one stream. chunking: 0 = one shot, 1 = byte by byte, else random

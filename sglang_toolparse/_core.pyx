@@ -282,10 +282,12 @@ cdef class StreamParser:
     `string_params` maps a tool name to its string-typed parameters and
     `converter` is such an object.
 
-    Qwen3-Coder / MiniMax-M2 (typed in Python for now): `string_params` maps
-    a declared tool name to its string-typed parameters, `other_params` to
-    those declared with another type (an undeclared parameter is a string
-    there; GLM types every value not in `string_params`).
+    Qwen3-Coder / MiniMax-M2 without `compiled`: `string_params` maps a
+    declared tool name to its string-typed parameters (they stream),
+    `other_params` to those declared with another type (typed by the
+    family's row for TP_KIND_OTHER, the rest by `converter`); an undeclared
+    parameter is a string there. GLM types every value not in
+    `string_params`.
 
     kimi_k2: `properties` maps a declared tool name to its schema's property
     names, each written as JSON string content (json.dumps(name)[1:-1]); a

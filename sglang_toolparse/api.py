@@ -25,6 +25,7 @@ FORMAT_ALIASES = {
 
 # Formats whose argument values are typed by the tools' JSON schemas.
 SCHEMA_TYPED_FORMATS = ("glm45", "glm47", "qwen3_coder", "minimax_m2")
+XML_FORMATS = ("qwen3_coder", "minimax_m2")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
 
 
 def available_formats() -> List[str]:
@@ -110,6 +111,8 @@ def _remember(cache: "OrderedDict", key: Any, value: Any) -> None:
 
 
 def _compile(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
+    if fmt in XML_FORMATS:
+        return _compile_xml(fmt, schemas)
     from sglang_toolparse.glm_types import GlmConverter, compile_tools
 
     rows, whole, by_name = compile_tools(fmt, schemas)
@@ -123,6 +126,22 @@ def _compile(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
         return GlmConverter(fmt, by_name, whole)
 
     return _core.CompiledTools(crow, whole, host)
+
+
+def _compile_xml(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
+    from sglang_toolparse.xml_types import XmlConverter, c_rows
+
+    kinds = _core.KINDS
+    tools = schemas or []
+    crow = [(name, kinds[dk], [(k, kinds[kind], mask) for k, kind, mask in params])
+            for name, dk, params in c_rows(fmt, tools)]
+    names = [] if schemas is None else [n for n, _ in schemas]
+    crow = [(n, kinds["untyped"], []) for n in names] + crow
+
+    def host() -> XmlConverter:  # the few values the core leaves to Python's rules
+        return XmlConverter(fmt, tools)
+
+    return _core.CompiledTools(crow, (), host)
 
 
 def compiled_tools(fmt: str, tools: Any) -> Any:
@@ -162,12 +181,7 @@ def _schema_options(fmt: str, tools: Optional[Iterable[Any]]) -> Dict[str, Any]:
         return {"properties": _properties(tools)}
     if fmt not in SCHEMA_TYPED_FORMATS:
         return {}
-    if fmt in ("qwen3_coder", "minimax_m2"):  # typed in Python (xml_types.py) for now
-        from sglang_toolparse.xml_types import XmlConverter
-
-        xconv = XmlConverter(fmt, tool_schemas(tools))
-        return {"string_params": xconv.string_params, "other_params": xconv.other_params, "converter": xconv}
-    return {"compiled": compiled_tools(fmt, tools)}  # GLM: typed by the core
+    return {"compiled": compiled_tools(fmt, tools)}  # typed by the core (tp_type_rules.c)
 
 
 class StreamParser(_core.StreamParser):

@@ -12,6 +12,7 @@ from sglang.srt.function_call.hermes_detector import HermesDetector
 from sglang.srt.function_call.qwen25_detector import Qwen25Detector
 
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
+from sglang_toolparse._core import StreamParser as _CoreParser
 from sglang_toolparse.api import StreamParser
 from sglang_toolparse.tool_specs import usable_tools
 
@@ -167,13 +168,29 @@ class NativeDetectorMixin:
         instead of the raw text). A marker that starts no call ("use the
         <tool_call> tag") is prose: False. Decided by the core itself, with
         every tool name accepted, so it agrees with what parsing does."""
-        if not any(m in text for m in self._tp_markers):
+        starts = [i for i in (text.find(m) for m in self._tp_markers) if i >= 0]
+        if not starts:
             return False
-        p = StreamParser(self._tp_format, None)
-        events = p.feed(text) + p.finish()
-        if any(type(ev) is not Text for ev in events):
+        # the core parser itself (no tools, so nothing to compile or type: only
+        # the kinds of events matter), fed the prose before the first marker,
+        # then growing pieces until a call shows (a parse gives the same events
+        # for any split, so stopping there is exact and a long argument is not
+        # read twice by parse_non_stream)
+        p = _CoreParser(self._tp_format, None)
+        pos, step, seen = min(starts), 256, []
+        events = p.feed(text[:pos])
+        while True:
+            seen += events
+            if any(type(ev) is not Text for ev in events):
+                return True
+            if pos >= len(text):
+                break
+            events = p.feed(text[pos:pos + step])
+            pos, step = pos + step, step * 2
+        seen += p.finish()
+        if any(type(ev) is not Text for ev in seen):
             return True
-        return "".join(ev.text for ev in events) != text
+        return "".join(ev.text for ev in seen) != text
 
     def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
         p = self._new_parser(tools)

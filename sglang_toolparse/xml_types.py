@@ -17,8 +17,12 @@ MiniMax-M2"):
   null), and a string parameter's `None` / `nil` stay strings.
 
 The C core streams a value of a string parameter itself (held only while it
-may still be the word `null`) and hands every other value over raw;
-`XmlConverter` turns such a value into JSON text (csrc/fmt_xmlparam.c).
+may still be the word `null`) and types every other value with these rules
+written as rows of csrc/tp_type_rules.c (`c_rows` gives each parameter's C
+kind; tests/test_xml_typing_c.py checks the rows against this module). The
+few values whose typing needs Python (ast.literal_eval, int()/float() of text
+beyond plain ASCII numbers) are handed over raw and `XmlConverter`, the host,
+turns them into JSON text.
 """
 from __future__ import annotations
 
@@ -281,15 +285,50 @@ class _Param:
     """How one parameter's values are typed, compiled from the tables: the
     words read as null and the conversions to try, in order."""
 
-    __slots__ = ("kind", "nulls", "exact_nulls", "chain", "fallback")
+    __slots__ = ("kind", "nulls", "exact_nulls", "chain", "fallback", "ckind", "cmask")
 
     def __init__(self, family: str, kind: str, chain: Tuple[str, ...], fallback: str):
         self.kind = kind  # "string" (streams in the core) or "other"
+        # the C core's kind (_core.KINDS) and union mask: its row of
+        # csrc/tp_type_rules.c reproduces these rules
+        self.ckind, self.cmask = C_KINDS[family](kind, chain)
         self.nulls = frozenset(NULL_WORDS[(family, kind)])
         self.exact_nulls = frozenset(TEMPLATE_NULL.get((family, kind), ()))
         table = CONVERSIONS[family]
         self.chain = tuple(table[name] for name in chain)
         self.fallback = _json_or_text if fallback == "json_or_string" else _text
+
+
+# conversion -> the C kind of a Qwen3-Coder parameter (tp_rules_qwen3_coder)
+QWEN_C_KINDS = {"string": "string", "integer": "integer", "number": "number",
+                "boolean": "boolean", "json": "object", "literal": "other"}
+# conversion -> the TP_JT_* bit of a MiniMax-M2 union's mask (tp_types.h):
+# every non-string parameter is a union of the types it tries
+MINIMAX_C_BITS = {"string": 1, "integer": 2, "number": 4, "boolean": 8, "json": 32}
+
+
+def _qwen_c_kind(kind: str, chain: Tuple[str, ...]) -> Tuple[str, int]:
+    return QWEN_C_KINDS[chain[0]], 0
+
+
+def _minimax_c_kind(kind: str, chain: Tuple[str, ...]) -> Tuple[str, int]:
+    if kind == "string":
+        return "string", 0
+    mask = 0
+    for conversion in chain:
+        mask |= MINIMAX_C_BITS[conversion]
+    return "union", mask
+
+
+C_KINDS = {"qwen3_coder": _qwen_c_kind, "minimax_m2": _minimax_c_kind}
+
+
+def c_rows(fmt: str, tools: Schemas) -> List[Tuple[str, str, List[Tuple[str, str, int]]]]:
+    """(tool name, default kind, [(parameter, kind, mask)]) for
+    _core.CompiledTools: an undeclared key is untyped (a string in these
+    families' rows)."""
+    return [(name, "untyped", [(k, p.ckind, p.cmask) for k, p in params.items() if isinstance(k, str)])
+            for name, params in compile_tools(fmt, tools).items() if isinstance(name, str)]
 
 
 def _text(raw: str) -> Any:

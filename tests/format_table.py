@@ -120,6 +120,19 @@ def jinja_string(v) -> str:
     return v if isinstance(v, str) else str(v)
 
 
+# (parameter, raw value) pairs reaching each typing step of the XML rows
+# (fuzz_core.c declares i integer, x number, b boolean, o object, l array,
+# z null, u integer|string, v object, m number|boolean|array, h host,
+# n/a other)
+_TYPED_VALUES = (
+    ("i", "12"), ("i", "-007"), ("i", "1_000"), ("i", "None"), ("x", "2.50"), ("x", "1e5"), ("x", "1e400"),
+    ("x", " 3 "), ("b", "True"), ("b", " yes "), ("b", "off"), ("o", '{"a": [1, NaN]}'), ("o", "{'a': 1}"),
+    ("l", "[1, 2]"), ("l", "(1, 2)"), ("z", "nil"), ("u", "5"), ("u", "x"), ("v", "[1]"), ("v", "5"),
+    ("n", "None"), ("n", "NULL"), ("a", "[Infinity]"), ("h", "x"), ("s", "null"), ("s", "nul"),
+    ("m", "1.0"), ("m", "on"), ("m", "[1]"), ("m", "maybe"),
+)
+
+
 def render_qwen3_coder(name: str, args) -> str:
     args = json.loads(args) if isinstance(args, str) else args
     body = "".join("<parameter=%s>\n%s\n</parameter>\n" % (k, jinja_string(v)) for k, v in args.items())
@@ -183,11 +196,19 @@ TABLE = {
         "qwen3_coder", _QWEN3_CODER_MARKERS, render_call=render_qwen3_coder, block=lambda calls: "\n".join(calls),
         json_args=False, extra_seeds=(
             '<tool_call>{"name": "f"}</tool_call>', "<tool_call>\n<function=f>\n<parameter=a>\nx\n<parameter=b>\n1",
-            "<tool_call>\n<function=f>\n<parameter=a>\n1\n</function>\n<function=search>\n</function>\n</tool_call>")),
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n</function>\n<function=search>\n</function>\n</tool_call>",
+            # values for every kind of fuzz_core.c's PARAMS (option bit 8):
+            # the Qwen3-Coder row of tp_type_rules.c
+            "<tool_call>\n<function=f>\n" + "".join(
+                "<parameter=%s>\n%s\n</parameter>\n" % kv for kv in _TYPED_VALUES) + "</function>\n</tool_call>")),
     "minimax_m2": FormatSpec(
         "minimax_m2", _MINIMAX_M2_MARKERS, render_call=render_minimax_invoke, block=minimax_block, json_args=False,
         extra_seeds=('<minimax:tool_call>\n<invoke name="f">\n<parameter name="a">x<parameter name="b">y</parameter>'
-                     '</minimax:tool_call>', "<minimax:tool_call>\n<inv>")),
+                     '</minimax:tool_call>', "<minimax:tool_call>\n<inv>",
+                     # the MiniMax-M2 row (unions tried in order, by mask)
+                     '<minimax:tool_call>\n<invoke name="f">\n' + "".join(
+                         '<parameter name="%s">%s</parameter>\n' % kv for kv in _TYPED_VALUES)
+                     + "</invoke>\n</minimax:tool_call>")),
 }
 
 _KIMI = ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>",

@@ -438,3 +438,36 @@ def test_has_tool_call_agrees_with_parsing(cls, text, expected):
     from sglang_toolparse import sglang_adapter
 
     assert getattr(sglang_adapter, cls)().has_tool_call(text) is expected
+
+
+def _has_call_by_full_parse(fmt, markers, text):
+    from sglang_toolparse import _core
+
+    if not any(m in text for m in markers):  # the quick check: no call can start
+        return False
+    events = _core.StreamParser(fmt, None).parse_all(text)
+    return any(not isinstance(ev, Text) for ev in events) or "".join(ev.text for ev in events) != text
+
+
+@pytest.mark.parametrize("cls", ["Qwen25NativeDetector", "HermesNativeDetector", "Glm45NativeDetector",
+                                 "Glm47NativeDetector", "Qwen3CoderNativeDetector", "MinimaxM2NativeDetector",
+                                 "KimiK2NativeDetector", "DeepSeekV4NativeDetector"])
+def test_has_tool_call_stops_early_but_equals_a_full_parse(cls):
+    """has_tool_call feeds growing pieces from the first marker and stops at
+    the first call event: the same answer as parsing the whole text, for
+    markers at any distance and calls anywhere in a long text."""
+    pytest.importorskip("sglang")
+    from format_table import seed_responses, spec
+    from sglang_toolparse import sglang_adapter
+
+    det_cls = getattr(sglang_adapter, cls)
+    fmt = det_cls._tp_format
+    marks = list(det_cls._tp_markers) + list(spec(fmt).markers)
+    texts = list(seed_responses(fmt))
+    for m in marks:
+        texts += ["x" * 300 + m + "y" * 700, m, "a " + m + " b " * 400 + m, "p" * 5000 + m + "\n"]
+    for r in seed_responses(fmt)[:4]:
+        texts += ["Use " + marks[0] + " like this. " * 50 + r, r + " and " + marks[0] * 3, r[: len(r) // 2]]
+    det = det_cls()
+    for text in texts:
+        assert det.has_tool_call(text) is _has_call_by_full_parse(fmt, det_cls._tp_markers, text), (fmt, text[:200])
