@@ -229,6 +229,8 @@ def args_before_close(kind: str, outputs: Sequence[Any], case: corpus.Case) -> O
             break
         if kind == "standalone":
             got += sum(len(ev.delta.encode("utf-8")) for ev in out if type(ev) is ArgsDelta)
+        elif kind == "vllm":  # a ToolParserOutput (vllm_peer.py)
+            got += sum(len((d.arguments or "").encode("utf-8")) for d in (out.calls or ()))
         else:
             got += sum(len((it.parameters or "").encode("utf-8")) for it in (out[1] or ()))
     return min(1.0, got / total) if total else None
