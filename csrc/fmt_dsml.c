@@ -297,6 +297,22 @@ static void str_tables_init(void)
     }
 }
 
+/* Eight bytes at a time (SWAR): whether any byte of x is below 0x20, '"'
+ * or '\\' (bytes JSON escapes); and whether any is 0x80 or above. */
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+static inline uint64_t load8(const uint8_t *s)
+{
+    uint64_t x;
+    memcpy(&x, s, 8);
+    return x;
+}
+static inline int esc8(uint64_t x)
+{
+    uint64_t q = x ^ (ONES * '"'), b = x ^ (ONES * '\\');
+    return (((x - ONES * 0x20) | (q - ONES) | (b - ONES)) & ~x & HIGHS) != 0;
+}
+
 /* Appends s[0:n) escaped, `extra` being the sum of (ESCLEN - 1) over it. */
 static int esc_copy(tp_buf *out, const uint8_t *s, size_t n, size_t extra)
 {
@@ -308,19 +324,23 @@ static int esc_copy(tp_buf *out, const uint8_t *s, size_t n, size_t extra)
         out->len += n;
         return 0;
     }
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = s[i];
-        uint8_t l = ESCLEN[c];
-        if (l == 1) {
-            *o++ = c;
-            continue;
-        }
-        switch (l) {
-        case 2:
+    size_t i = 0;
+    while (i < n) {
+        size_t j = i;
+        while (j + 8 <= n && !esc8(load8(s + j)))
+            j += 8;
+        while (j < n && ESCLEN[s[j]] == 1)
+            j++;
+        memcpy(o, s + i, j - i);
+        o += j - i;
+        if (j == n)
+            break;
+        uint8_t c = s[j];
+        i = j + 1;
+        if (ESCLEN[c] == 2) {
             *o++ = '\\';
             *o++ = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : c == '\b' ? 'b' : c == '\f' ? 'f' : c;
-            break;
-        default:
+        } else {
             o[0] = '\\', o[1] = 'u', o[2] = '0', o[3] = '0', o[4] = (uint8_t)HEX[c >> 4], o[5] = (uint8_t)HEX[c & 0xF];
             o += 6;
         }
@@ -397,6 +417,13 @@ static int str_text(tp_parser *p, const uint8_t *s, size_t n)
          * it may end the value. extra: bytes its escapes add. */
         size_t e = k, z = k, extra = 0;
         while (e < n) {
+            if (e + 8 <= n) { /* eight ASCII bytes, none escaped, the last no space */
+                uint64_t x = load8(s + e);
+                if (!esc8(x) && !(x & HIGHS) && (x >> 56) != ' ') {
+                    z = e += 8;
+                    continue;
+                }
+            }
             uint8_t b = s[e];
             uint8_t cl = BCLS[b];
             if (cl == B_PLAIN) {
