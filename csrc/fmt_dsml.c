@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "tp_internal.h"
+#include "tp_swar.h"
 
 #define DSML "\xef\xbd\x9c" "DSML" "\xef\xbd\x9c" /* ｜DSML｜ */
 
@@ -297,22 +298,6 @@ static void str_tables_init(void)
     }
 }
 
-/* Eight bytes at a time (SWAR): whether any byte of x is below 0x20, '"'
- * or '\\' (bytes JSON escapes); and whether any is 0x80 or above. */
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-static inline uint64_t load8(const uint8_t *s)
-{
-    uint64_t x;
-    memcpy(&x, s, 8);
-    return x;
-}
-static inline int esc8(uint64_t x)
-{
-    uint64_t q = x ^ (ONES * '"'), b = x ^ (ONES * '\\');
-    return (((x - ONES * 0x20) | (q - ONES) | (b - ONES)) & ~x & HIGHS) != 0;
-}
-
 /* Appends s[0:n) escaped, `extra` being the sum of (ESCLEN - 1) over it. */
 static int esc_copy(tp_buf *out, const uint8_t *s, size_t n, size_t extra)
 {
@@ -327,7 +312,7 @@ static int esc_copy(tp_buf *out, const uint8_t *s, size_t n, size_t extra)
     size_t i = 0;
     while (i < n) {
         size_t j = i;
-        while (j + 8 <= n && !esc8(load8(s + j)))
+        while (j + 8 <= n && !tp_esc8(tp_load8(s + j)))
             j += 8;
         while (j < n && ESCLEN[s[j]] == 1)
             j++;
@@ -418,8 +403,8 @@ static int str_text(tp_parser *p, const uint8_t *s, size_t n)
         size_t e = k, z = k, extra = 0;
         while (e < n) {
             if (e + 8 <= n) { /* eight ASCII bytes, none escaped, the last no space */
-                uint64_t x = load8(s + e);
-                if (!esc8(x) && !(x & HIGHS) && (x >> 56) != ' ') {
+                uint64_t x = tp_load8(s + e);
+                if (!tp_esc8(x) && !(x & TP_HIGHS) && (x >> 56) != ' ') {
                     z = e += 8;
                     continue;
                 }
