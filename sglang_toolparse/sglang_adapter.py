@@ -167,12 +167,27 @@ class NativeDetectorMixin:
         instead of the raw text). A marker that starts no call ("use the
         <tool_call> tag") is prose: False. Decided by the core itself, with
         every tool name accepted, so it agrees with what parsing does."""
-        if not any(m in text for m in self._tp_markers):
+        at = [i for i in (text.find(m) for m in self._tp_markers) if i >= 0]
+        if not at:
             return False
+        # fed in pieces from the first marker on, stopping at the first call
+        # event (a call is announced within its first few hundred bytes):
+        # the same answer as one feed (results do not depend on chunking),
+        # without parsing a long argument twice (parse_non_stream parses
+        # the text again right after)
         p = StreamParser(self._tp_format, None)
-        events = p.feed(text) + p.finish()
-        if any(type(ev) is not Text for ev in events):
-            return True
+        start = min(at)
+        events = p.feed(text[:start])
+        pos, step = start, 256
+        while True:
+            end = min(len(text), pos + step)
+            new = p.feed(text[pos:end]) if end > pos else p.finish()
+            if any(type(ev) is not Text for ev in new):
+                return True
+            events += new
+            if end == pos:
+                break
+            pos, step = end, step * 2
         return "".join(ev.text for ev in events) != text
 
     def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
