@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "tp_internal.h"
+#include "tp_swar.h"
 
 #define DSML "\xef\xbd\x9c" "DSML" "\xef\xbd\x9c" /* ｜DSML｜ */
 
@@ -130,8 +131,11 @@ static int tagset_build(tagset *t, const int *kinds, const int *as, int nk)
     return tp_matcher_build(&t->m, pats, n);
 }
 
+static void str_tables_init(void);
+
 int tp_fmt_dsml_init(void)
 {
+    str_tables_init();
     for (int v = 0; v < NBLOCK; v++) {
         snprintf(SPELL[T_BOT][v], 48, "<" DSML "%s>", BLOCKS[v]);
         snprintf(SPELL[T_EOT][v], 48, "</" DSML "%s>", BLOCKS[v]);
@@ -272,6 +276,91 @@ static int str_char(tp_parser *p, const uint8_t *c, size_t len)
     return 0;
 }
 
+/* Byte classes of string values: a run of non-space characters is found
+ * and written whole (escaped in one pass), a run of ASCII whitespace is
+ * held whole; only other whitespace characters (U+0085, U+00A0, U+2000...,
+ * which SGLang's strip() removes too), invalid UTF-8 and a character cut by
+ * the chunk's end take the character-by-character path. */
+enum { B_PLAIN, B_ESC, B_WS, B_HIGH };
+static uint8_t BCLS[256];
+static uint8_t ESCLEN[256]; /* bytes of a byte's JSON escape (1: as is) */
+
+static void str_tables_init(void)
+{
+    for (int c = 0; c < 256; c++) {
+        uint8_t e = 1;
+        if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f')
+            e = 2;
+        else if (c < 0x20)
+            e = 6;
+        ESCLEN[c] = e;
+        BCLS[c] = c >= 0x80 ? B_HIGH : py_space((uint32_t)c) ? B_WS : e > 1 ? B_ESC : B_PLAIN;
+    }
+}
+
+/* Appends s[0:n) escaped, `extra` being the sum of (ESCLEN - 1) over it. */
+static int esc_copy(tp_buf *out, const uint8_t *s, size_t n, size_t extra)
+{
+    if (tp_buf_reserve(out, n + extra))
+        return -1;
+    uint8_t *o = out->data + out->len;
+    if (extra == 0) {
+        memcpy(o, s, n);
+        out->len += n;
+        return 0;
+    }
+    size_t i = 0;
+    while (i < n) {
+        size_t j = i;
+        while (j + 8 <= n && !tp_esc8(tp_load8(s + j)))
+            j += 8;
+        while (j < n && ESCLEN[s[j]] == 1)
+            j++;
+        memcpy(o, s + i, j - i);
+        o += j - i;
+        if (j == n)
+            break;
+        uint8_t c = s[j];
+        i = j + 1;
+        if (ESCLEN[c] == 2) {
+            *o++ = '\\';
+            *o++ = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : c == '\b' ? 'b' : c == '\f' ? 'f' : c;
+        } else {
+            o[0] = '\\', o[1] = 'u', o[2] = '0', o[3] = '0', o[4] = (uint8_t)HEX[c >> 4], o[5] = (uint8_t)HEX[c & 0xF];
+            o += 6;
+        }
+    }
+    out->len = (size_t)(o - out->data);
+    return 0;
+}
+
+/* Length of the character starting with s[0] >= 0x80 (n >= 1 bytes
+ * available): its UTF-8 length, 1 for a byte that starts no character (a
+ * lone continuation byte, or a lead byte followed by a non-continuation
+ * byte), 0 when the chunk ends inside it. */
+static size_t char_at(const uint8_t *s, size_t n)
+{
+    if (s[0] < 0xC0)
+        return 1;
+    size_t len = utf8_len(s[0]);
+    for (size_t q = 1; q < len; q++) {
+        if (q >= n)
+            return 0;
+        if ((s[q] & 0xC0) != 0x80)
+            return 1;
+    }
+    return len;
+}
+
+static void flush_pending(tp_parser *p)
+{
+    if (p->pending.len) {
+        if (tp_buf_append(&p->out, p->pending.data, p->pending.len))
+            p->oom = 1;
+        tp_buf_clear(&p->pending);
+    }
+}
+
 static int str_text(tp_parser *p, const uint8_t *s, size_t n)
 {
     size_t start = p->out.len;
@@ -300,49 +389,69 @@ static int str_text(tp_parser *p, const uint8_t *s, size_t n)
             }
             continue;
         }
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            /* a run of printable ASCII: written as is, except leading
-             * spaces of the value (dropped) and trailing spaces of the run
-             * (held: they may end the value) */
-            size_t e = k + 1;
-            while (e < n && s[e] >= 0x20 && s[e] < 0x80 && s[e] != '"' && s[e] != '\\')
-                e++;
-            size_t a = k, z = e;
-            if (!p->trailing_reported)
-                while (a < e && s[a] == ' ')
-                    a++;
-            while (z > a && s[z - 1] == ' ')
-                z--;
-            if (z > a) {
-                if (p->pending.len) {
-                    if (tp_buf_append(&p->out, p->pending.data, p->pending.len))
-                        p->oom = 1;
-                    tp_buf_clear(&p->pending);
+        if (!p->trailing_reported) { /* leading ASCII whitespace: stripped */
+            while (k < n && BCLS[s[k]] == B_WS)
+                k++;
+            if (k == n)
+                break;
+            c = s[k];
+        }
+        /* A run of characters: ASCII, and valid UTF-8 that is not
+         * whitespace. Up to its last non-space character (z) it is written
+         * (the held whitespace first); its trailing ASCII whitespace is held:
+         * it may end the value. extra: bytes its escapes add. */
+        size_t e = k, z = k, extra = 0;
+        while (e < n) {
+            if (e + 8 <= n) { /* eight ASCII bytes, none escaped, the last no space */
+                uint64_t x = tp_load8(s + e);
+                if (!tp_esc8(x) && !(x & TP_HIGHS) && (x >> 56) != ' ') {
+                    z = e += 8;
+                    continue;
                 }
+            }
+            uint8_t b = s[e];
+            uint8_t cl = BCLS[b];
+            if (cl == B_PLAIN) {
+                z = ++e;
+            } else if (cl == B_WS) {
+                extra += ESCLEN[b] - 1u;
+                e++;
+            } else if (cl == B_ESC) {
+                extra += ESCLEN[b] - 1u;
+                z = ++e;
+            } else {
+                size_t l = char_at(s + e, n - e);
+                if (l == 0 || py_space(decode(s + e, l)))
+                    break;
+                z = e += l;
+            }
+        }
+        if (e > k) {
+            size_t tail = 0; /* escape bytes of [z, e) */
+            for (size_t q = z; q < e; q++)
+                tail += ESCLEN[s[q]] - 1u;
+            if (z > k) {
+                flush_pending(p);
                 p->trailing_reported = 1;
-                if (tp_buf_append(&p->out, s + a, z - a))
+                if (esc_copy(&p->out, s + k, z - k, extra - tail))
                     p->oom = 1;
             }
-            if (e > z && z >= a && tp_buf_append(&p->pending, s + z, e - z)) {
+            if (e > z && esc_copy(&p->pending, s + z, e - z, tail)) {
                 r = -1;
                 break;
             }
             k = e;
             continue;
         }
-        size_t len = utf8_len(c);
-        for (size_t q = 1; q < len && k + q < n; q++)
-            if ((s[k + q] & 0xC0) != 0x80) {
-                len = 1; /* invalid UTF-8: a lone byte, never with a control char */
-                break;
-            }
-        if (k + len > n) {
+        /* another whitespace character, or one the chunk cuts */
+        size_t len = char_at(s + k, n - k);
+        if (len == 0) {
             tp_buf_clear(&p->key);
             if (tp_buf_append(&p->key, s + k, n - k)) {
                 r = -1;
                 break;
             }
-            p->have_name = (uint8_t)(len - (n - k));
+            p->have_name = (uint8_t)(utf8_len(c) - (n - k));
             break;
         }
         r = str_char(p, s + k, len);

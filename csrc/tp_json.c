@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tp_swar.h"
+
 #include "tp_errors.h"
 
 enum {
@@ -36,6 +38,9 @@ void tp_json_init(tp_json *j, int mode, uint32_t max_depth)
 int tp_json_done(const tp_json *j) { return j->state == S_DONE; }
 int tp_json_failed(const tp_json *j) { return j->state == S_ERR; }
 int tp_json_not_started(const tp_json *j) { return j->state == S_VALUE && j->depth == 0; }
+
+/* escape letters json.dumps writes as they are read (\/ is written '/') */
+static const uint8_t SAME_ESC[256] = {['"'] = 1, ['\\'] = 1, ['b'] = 1, ['f'] = 1, ['n'] = 1, ['r'] = 1, ['t'] = 1};
 
 static inline int is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -437,16 +442,44 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
             i++;
             break;
         case S_STR: {
+            /* a run of string content, written as is; outside RAW_STRING
+             * mode it takes in the escapes written as json.dumps writes
+             * them (\" \\ \b \f \n \r \t), which stay as they are */
             size_t k = i;
-            while (k < n && p[k] >= 0x20 && p[k] != '"' && p[k] != '\\')
-                k++;
+            int pairs = j->mode != TPJ_MODE_RAW_STRING;
+            for (;;) {
+                while (k + 8 <= n && !tp_esc8(tp_load8(p + k)))
+                    k += 8;
+                while (k < n && p[k] >= 0x20 && p[k] != '"' && p[k] != '\\')
+                    k++;
+                if (pairs && k + 1 < n && p[k] == '\\' && SAME_ESC[p[k + 1]]) {
+                    k += 2;
+                    continue;
+                }
+                break;
+            }
             if (k > i) {
                 if (put(out, p + i, k - i)) {
                     /* the error is at the first byte that does not fit, as
                      * if the run had come byte by byte (chunking must not
-                     * move error offsets) */
-                    size_t room = out->limit - out->len;
-                    return fail(j, TP_ERR_BUFFER_LIMIT, room < k - i ? i + room : i);
+                     * move error offsets): an escape's two bytes are
+                     * written at its letter */
+                    size_t room = out->limit - out->len, q = i, used = 0, seg = i;
+                    while (q < k) {
+                        size_t w = p[q] == '\\' ? 2 : 1;
+                        if (used + w > room)
+                            break;
+                        used += w;
+                        q += w;
+                        if (w == 2 || (q < k && p[q] == '\\'))
+                            seg = q; /* a whole escape, or a run before one */
+                    }
+                    if (q >= k) /* out of memory, not the limit */
+                        q = seg = i;
+                    /* what fits of the runs and escapes before it is
+                     * written, each whole, as when they came one by one */
+                    put(out, p + i, seg - i);
+                    return fail(j, TP_ERR_BUFFER_LIMIT, p[q] == '\\' ? q + 1 : q);
                 }
                 i = k;
                 if (i == n) break;

@@ -53,14 +53,15 @@ def _properties(tools: Optional[Sequence[Any]]) -> Optional[Dict[str, List[str]]
     Only needed with two or more tools (one tool names every call)."""
     if not tools or len(tools) < 2:
         return None
-    out: Dict[str, List[str]] = {}
-    for name, schema in tool_entries(tools) or ():
-        keys = _property_names(schema)
-        joined = "".join(keys)
-        if not (joined.isprintable() and '"' not in joined and "\\" not in joined):
-            keys = [json.dumps(k, ensure_ascii=False)[1:-1] for k in keys]
-        out[name] = keys
-    return out
+    return {name: _property_keys(schema) for name, schema in tool_entries(tools) or ()}
+
+
+def _property_keys(schema: Any) -> List[str]:
+    keys = _property_names(schema)
+    joined = "".join(keys)
+    if not (joined.isprintable() and '"' not in joined and "\\" not in joined):
+        keys = [json.dumps(k, ensure_ascii=False)[1:-1] for k in keys]
+    return keys
 
 
 def _property_names(schema: Any, depth: int = 0) -> List[str]:
@@ -110,9 +111,22 @@ def _remember(cache: "OrderedDict", key: Any, value: Any) -> None:
             cache.popitem(last=False)
 
 
+def _compile_untyped(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
+    """A format that does not type values: the tool names (in order), and
+    for kimi_k2 each tool's property names (to name a bare-counter call)."""
+    kinds = _core.KINDS
+    untyped, other = kinds["untyped"], kinds["other"]
+    if fmt != "kimi_k2":
+        return _core.CompiledTools([(n, untyped, []) for n, _ in schemas or ()])
+    return _core.CompiledTools([(n, untyped, [(k, other, 0) for k in _property_keys(schema)])
+                                for n, schema in schemas or ()])
+
+
 def _compile(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
     if fmt in XML_FORMATS:
         return _compile_xml(fmt, schemas)
+    if fmt not in SCHEMA_TYPED_FORMATS:
+        return _compile_untyped(fmt, schemas)
     from sglang_toolparse.glm_types import GlmConverter, compile_tools
 
     rows, whole, by_name = compile_tools(fmt, schemas)
@@ -177,10 +191,8 @@ def compiled_tools(fmt: str, tools: Any) -> Any:
 
 
 def _schema_options(fmt: str, tools: Optional[Iterable[Any]]) -> Dict[str, Any]:
-    if fmt == "kimi_k2":
-        return {"properties": _properties(tools)}
-    if fmt not in SCHEMA_TYPED_FORMATS:
-        return {}
+    if fmt not in SCHEMA_TYPED_FORMATS:  # names (kimi_k2: and property names) compiled once
+        return {} if tools is None else {"compiled": compiled_tools(fmt, tools)}
     return {"compiled": compiled_tools(fmt, tools)}  # typed by the core (tp_type_rules.c)
 
 

@@ -7,7 +7,9 @@ TypeError naming `tools`; an empty or repeated name is a ValueError.
 Pure Python: imports neither the core nor SGLang."""
 from __future__ import annotations
 
-from collections.abc import Mapping  # not typing.Mapping: its isinstance() is several times slower
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping  # typing.Mapping's isinstance is several times slower
 from typing import Any, List, Optional, Tuple
 
 __all__ = ["tool_entries", "usable_tools"]
@@ -75,7 +77,27 @@ def usable_tools(tools: Any) -> list:
     tool then has no schema); an item with no readable name is left out
     (a call to it is an unknown tool). When every tool is usable as it is,
     a list `tools` is returned itself (not a copy), so per-request caches
-    keyed by identity (api.compiled_tools) find it."""
+    keyed by identity (api.compiled_tools) find it. The answer for a list
+    is remembered by identity (the same objects again: one lookup), with
+    api.compiled_tools' caveat: a tool mutated in place is not re-read."""
+    hit = _usable_seen.get(id(tools))
+    if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(a is b for a, b in zip(hit[1], tools)):
+        return hit[2]
+    out = _usable(tools)
+    if isinstance(tools, (list, tuple)):
+        with _usable_lock:
+            _usable_seen[id(tools)] = (tools, tuple(tools), out)
+            _usable_seen.move_to_end(id(tools))
+            while len(_usable_seen) > 64:
+                _usable_seen.popitem(last=False)
+    return out
+
+
+_usable_lock = threading.Lock()
+_usable_seen: "OrderedDict[int, Tuple[Any, tuple, list]]" = OrderedDict()
+
+
+def _usable(tools: Any) -> list:
     out: list = []
     seen = set()
     same = isinstance(tools, list)

@@ -223,8 +223,8 @@ def args_before_close(kind: str, outputs: Sequence[Any], case: corpus.Case) -> O
     tag): what a client has received while the model is still writing it.
     None for cases without one large argument."""
     end = corpus.argument_end(case)
-    if end is None or not case.expected_calls or kind not in ("standalone", "native", "sglang"):
-        return None  # (the floor streams nothing; a peer's output has its own shape)
+    if end is None or not case.expected_calls or kind not in ("standalone", "native", "sglang", "vllm"):
+        return None  # the floor streams nothing
     total = len(case.expected_calls[-1][1].encode("utf-8"))
     got, pos = 0, 0
     for chunk, out in zip(case.chunks, outputs):
@@ -233,6 +233,8 @@ def args_before_close(kind: str, outputs: Sequence[Any], case: corpus.Case) -> O
             break
         if kind == "standalone":
             got += sum(len(ev.delta.encode("utf-8")) for ev in out if type(ev) is ArgsDelta)
+        elif kind == "vllm":  # a ToolParserOutput (vllm_peer.py)
+            got += sum(len((d.arguments or "").encode("utf-8")) for d in (out.calls or ()))
         else:
             got += sum(len((it.parameters or "").encode("utf-8")) for it in (out[1] or ()))
     return min(1.0, got / total) if total else None
