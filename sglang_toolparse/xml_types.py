@@ -26,13 +26,14 @@ turns them into JSON text.
 """
 from __future__ import annotations
 
-import ast
 import json
 import math
 import re
 import threading
-import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+# shared with GLM: SGLang's utils.get_schema_properties / safe_literal_eval
+from sglang_toolparse.glm_types import get_schema_properties, safe_literal_eval
 
 Schemas = Sequence[Tuple[str, Any]]  # (tool name, parameters schema or None)
 
@@ -101,15 +102,9 @@ class _Fail(Exception):
     """A conversion does not apply: try the next one."""
 
 
-_ast_lock = threading.Lock()
-
-
 def _literal(raw: str) -> Any:
     try:
-        with _ast_lock, warnings.catch_warnings():
-            warnings.filterwarnings("ignore", category=SyntaxWarning)
-            warnings.filterwarnings("ignore", category=DeprecationWarning)
-            return ast.literal_eval(raw)
+        return safe_literal_eval(raw)
     except Exception as e:  # ValueError, SyntaxError, MemoryError, RecursionError...
         raise _Fail from e
 
@@ -186,24 +181,6 @@ CONVERSIONS: Dict[str, Dict[str, Callable[[str], Any]]] = {
 }
 
 # ------------------------------------------------------------ schemas
-
-
-def get_schema_properties(schema: Any) -> Dict[str, Any]:
-    """Top-level properties, descending into anyOf/oneOf/allOf branches
-    when there are none (SGLang's utils.get_schema_properties)."""
-    if not isinstance(schema, dict):
-        return {}
-    properties = schema.get("properties")
-    if isinstance(properties, dict):
-        return properties
-    merged: Dict[str, Any] = {}
-    for keyword in ("anyOf", "oneOf", "allOf"):
-        branches = schema.get(keyword)
-        if isinstance(branches, list):
-            for branch in branches:
-                for key, value in get_schema_properties(branch).items():
-                    merged.setdefault(key, value)
-    return merged
 
 
 def _enum_types(values: list) -> List[str]:
