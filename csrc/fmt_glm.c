@@ -77,16 +77,6 @@ static void args_lit(tp_parser *p, const char *s)
         tp_ev_args(p, (const uint8_t *)s, strlen(s));
 }
 
-static void args_esc(tp_parser *p, const uint8_t *s, size_t n)
-{
-    size_t start = p->out.len;
-    if (tp_json_escape(&p->out, s, n)) {
-        p->oom = 1;
-        return;
-    }
-    tp_ev_args_from(p, start);
-}
-
 /* ---- call lifecycle ---- */
 
 /* A <tool_call> tag. Until its name shows whether it opens a call, every
@@ -203,7 +193,7 @@ static void value_open(tp_parser *p)
     tp_call_announce(p); /* announce point: <arg_key>K</arg_key><arg_value> */
     args_lit(p, p->first ? "{\"" : ", \"");
     p->first = 0;
-    args_esc(p, p->key.data, p->key.len);
+    tp_ev_args_escaped(p, p->key.data, p->key.len);
     args_lit(p, "\": ");
     if (tp_parser_param_kind(p, p->tool_id, p->key.data, p->key.len) == TP_PARAM_STRING) {
         args_lit(p, "\""); /* the raw text, streamed as it is generated */
@@ -235,7 +225,7 @@ static void value_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
     case VK_DROP:
         break;
     case VK_STREAM:
-        args_esc(p, s, n);
+        tp_ev_args_escaped(p, s, n);
         break;
     case VK_RAW:
         hold(p, s, n, off);

@@ -145,16 +145,6 @@ static void args_lit(tp_parser *p, const char *s)
         tp_ev_args(p, (const uint8_t *)s, strlen(s));
 }
 
-static void args_esc(tp_parser *p, const uint8_t *s, size_t n)
-{
-    size_t start = p->out.len;
-    if (tp_json_escape(&p->out, s, n)) {
-        p->oom = 1;
-        return;
-    }
-    tp_ev_args_from(p, start);
-}
-
 /* ---- call lifecycle ---- */
 
 /* An error inside the invoke: report it (naming the call if it was
@@ -333,7 +323,7 @@ static void value_open(tp_parser *p, const xml_spelling *sp)
     }
     args_lit(p, p->first ? "{\"" : ", \"");
     p->first = 0;
-    args_esc(p, p->key.data, p->key.len);
+    tp_ev_args_escaped(p, p->key.data, p->key.len);
     args_lit(p, "\": ");
     /* a declared string, an undeclared key or tool: streamed as a string
      * (both SGLang detectors read those as strings); any other kind is typed
@@ -352,8 +342,8 @@ static void hold(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 static void commit_stream(tp_parser *p, const uint8_t *s, size_t n)
 {
     args_lit(p, "\"");
-    args_esc(p, p->pending.data, p->pending.len);
-    args_esc(p, s, n);
+    tp_ev_args_escaped(p, p->pending.data, p->pending.len);
+    tp_ev_args_escaped(p, s, n);
     tp_buf_clear(&p->pending);
     p->vkind = VK_STREAM;
 }
@@ -388,7 +378,7 @@ static void value_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
     case VK_DROP:
         break;
     case VK_STREAM:
-        args_esc(p, s, n);
+        tp_ev_args_escaped(p, s, n);
         break;
     case VK_RAW:
         hold(p, s, n, off);

@@ -70,6 +70,16 @@ void tp_ev_args_from(tp_parser *p, size_t start) { span_event(p, TP_EV_ARGS, p->
 
 void tp_ev_args(tp_parser *p, const uint8_t *s, size_t n) { append_span(p, TP_EV_ARGS, p->cur, s, n); }
 
+void tp_ev_args_escaped(tp_parser *p, const uint8_t *s, size_t n)
+{
+    size_t start = p->out.len;
+    if (tp_json_escape(&p->out, s, n)) {
+        p->oom = 1;
+        return;
+    }
+    tp_ev_args_from(p, start);
+}
+
 void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
                  const uint8_t *detail, size_t dlen)
 {

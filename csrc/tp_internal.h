@@ -10,6 +10,8 @@ void tp_ev_text(tp_parser *p, const uint8_t *s, size_t n);
 /* Registers out[start:] (already written by a scanner) as arguments. */
 void tp_ev_args_from(tp_parser *p, size_t start);
 void tp_ev_args(tp_parser *p, const uint8_t *s, size_t n);
+/* Argument bytes: s[0:n) escaped as JSON string content (tp_json_escape). */
+void tp_ev_args_escaped(tp_parser *p, const uint8_t *s, size_t n);
 /* An unmerged event whose span is out[start:] (may be empty). */
 void tp_ev_mark(tp_parser *p, int type, int32_t call, size_t start);
 void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
