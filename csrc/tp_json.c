@@ -78,7 +78,7 @@ static int put_utf8(tp_buf *out, uint32_t cp)
 /* A decoded code point inside a string, written in the output's form. */
 static int put_cp(tp_json *j, tp_buf *out, uint32_t cp)
 {
-    if (j->mode == TPJ_MODE_RAW_STRING)
+    if ((j->mode & TPJ_MODE_RAW_STRING))
         return put_utf8(out, cp);
     char e[6];
     switch (cp) {
@@ -246,8 +246,11 @@ static int emit_number(tp_json *j, tp_buf *out)
     }
     j->num[j->num_len] = 0;
     if (is_float) {
+        double v = strtod(j->num, NULL);
+        if (!isfinite(v)) /* past a double: the digits as written (RFC 8259 has no range) */
+            return put(out, j->num, j->num_len);
         char f[40];
-        size_t n = tp_format_double(strtod(j->num, NULL), f);
+        size_t n = tp_format_double(v, f);
         return put(out, f, n);
     }
     if (j->num_len == 2 && j->num[0] == '-' && j->num[1] == '0')
@@ -307,7 +310,7 @@ static int finish_u(tp_json *j, tp_buf *out)
 
 static int end_string(tp_json *j, tp_buf *out)
 {
-    if (j->mode == TPJ_MODE_RAW_STRING) {
+    if ((j->mode & TPJ_MODE_RAW_STRING)) {
         j->state = S_DONE;
         return 0;
     }
@@ -350,13 +353,13 @@ static size_t close_container(tp_json *j, int is_obj, size_t i, tp_buf *out)
 /* starts a value at byte c (already known not to be whitespace) */
 static size_t start_value(tp_json *j, uint8_t c, size_t i, tp_buf *out)
 {
-    if (j->mode == TPJ_MODE_RAW_STRING && c != '"')
+    if ((j->mode & TPJ_MODE_RAW_STRING) && c != '"')
         return fail(j, TP_ERR_BAD_NAME, i);
     switch (c) {
     case '"':
         j->str_is_key = 0;
         j->state = S_STR;
-        if (j->mode != TPJ_MODE_RAW_STRING)
+        if (!(j->mode & TPJ_MODE_RAW_STRING))
             OUT(put(out, "\"", 1));
         return SIZE_MAX;
     case '{': return open_container(j, 1, i, out);
@@ -364,8 +367,6 @@ static size_t start_value(tp_json *j, uint8_t c, size_t i, tp_buf *out)
     case 't': j->lit = "true"; break;
     case 'f': j->lit = "false"; break;
     case 'n': j->lit = "null"; break;
-    case 'N': j->lit = "NaN"; break;
-    case 'I': j->lit = "Infinity"; break;
     case '-':
         j->state = S_NUM;
         j->num_state = N_MINUS;
@@ -446,7 +447,7 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
              * mode it takes in the escapes written as json.dumps writes
              * them (\" \\ \b \f \n \r \t), which stay as they are */
             size_t k = i;
-            int pairs = j->mode != TPJ_MODE_RAW_STRING;
+            int pairs = !(j->mode & TPJ_MODE_RAW_STRING);
             for (;;) {
                 while (k + 8 <= n && !tp_esc8(tp_load8(p + k)))
                     k += 8;
@@ -492,8 +493,13 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
             } else if (c == '\\') {
                 j->state = S_ESC;
                 i++;
-            } else {
+            } else if (j->mode & TPJ_STRICT_CTRL) {
                 return fail(j, TP_ERR_JSON_SYNTAX, i); /* raw control char */
+            } else {
+                /* a raw control character: read as json.loads(strict=False)
+                 * reads it, written escaped as json.dumps writes it */
+                OUT(put_cp(j, out, c));
+                i++;
             }
             break;
         }
@@ -558,13 +564,6 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
             int digit = c >= '0' && c <= '9';
             switch (ns) {
             case N_MINUS:
-                if (c == 'I') { /* -Infinity */
-                    j->state = S_LIT;
-                    j->lit = "-Infinity";
-                    j->lit_pos = 2;
-                    i++;
-                    continue;
-                }
                 next = c == '0' ? N_ZERO : digit ? N_INT : -1;
                 break;
             case N_ZERO:

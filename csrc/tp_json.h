@@ -5,7 +5,9 @@
  * json.dumps(value, ensure_ascii=False): ", " and ": " separators, strings
  * re-escaped minimally, floats in repr() form. Every byte written is final,
  * so the output so far is always a prefix of the final output: it can be
- * streamed as argument deltas. In RAW_STRING mode the value must be a string
+ * streamed as argument deltas. The output is strict JSON (RFC 8259): the
+ * constants NaN/Infinity are not read, and a number whose value is past a
+ * double is written with the digits the model wrote. In RAW_STRING mode the value must be a string
  * and its decoded UTF-8 content is written instead (used for names/keys). */
 #ifndef TP_JSON_H
 #define TP_JSON_H
@@ -18,7 +20,14 @@
 #define TP_JSON_DEPTH_CAP 4096 /* hard cap of the configurable depth limit */
 #define TP_JSON_NUM_MAX 4096   /* longest number token accepted */
 
-enum { TPJ_MODE_NORMAL = 0, TPJ_MODE_RAW_STRING = 1 };
+/* Modes (bits). By default the value is read as Python's
+ * json.loads(strict=False) reads it, without NaN/Infinity/-Infinity: a raw
+ * control character inside a string is content (written escaped), and the
+ * output is always RFC 8259 JSON (a number past a double keeps the digits
+ * it was written with). TPJ_STRICT_CTRL: a raw control character inside a
+ * string is an error, as json.loads(strict=True) has it (the typed-value
+ * rules of SGLang's XML families). */
+enum { TPJ_MODE_NORMAL = 0, TPJ_MODE_RAW_STRING = 1, TPJ_STRICT_CTRL = 2 };
 
 typedef struct {
     uint8_t state;

@@ -36,8 +36,8 @@ def test_float_edge_cases(v):
 
 
 @pytest.mark.parametrize("raw,expected", [
-    ("1E5", "100000.0"), ("1.50", "1.5"), ("-0", "0"), ("-0.0", "-0.0"), ("1e400", "Infinity"),
-    ("-1e400", "-Infinity"), ("1e-400", "0.0"), ("NaN", "NaN"), ("-Infinity", "-Infinity"),
+    ("1E5", "100000.0"), ("1.50", "1.5"), ("-0", "0"), ("-0.0", "-0.0"), ("1e400", "1e400"),
+    ("-1e400", "-1e400"), ("1e-400", "0.0"), ("-1.5E+999", "-1.5E+999"), ("12345e400", "12345e400"),
     ("123456789012345678901234567890", "123456789012345678901234567890"),
     ('"\\u00e9\\/\\b\\f\\u0001\\u001F"', '"\u00e9/\\b\\f\\u0001\\u001f"'),
     ('"\\ud83d\\ude00"', '"\U0001F600"'),
@@ -50,7 +50,7 @@ def test_tokens(raw, expected):
     assert args_of(raw) == expected
 
 
-@pytest.mark.parametrize("raw", ["01", "1.", ".5", "1e", "+1", "tru", '"\\x"', '"a\nb"', "[1,]", '{"a" 1}', "[1 2]", "{,}", '"\\u12G4"'])
+@pytest.mark.parametrize("raw", ["01", "1.", ".5", "1e", "+1", "tru", '"\\x"', "NaN", "Infinity", "-Infinity", "[1, NaN]", "[1,]", '{"a" 1}', "[1 2]", "{,}", '"\\u12G4"'])
 def test_invalid_json_is_an_error(raw):
     r = parse("hermes", '<tool_call>{"name": "f", "arguments": ' + raw + "}</tool_call>")
     assert r.calls == [] and [e.code for e in r.errors] == ["json_syntax"]
