@@ -464,7 +464,15 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
         case D_INV_LIT:
         case D_P_LIT:
         case D_P_LIT2: {
-            int r = lit_step(p, c, p->mode == D_P_LIT2 ? "string=\"" : "name=\"");
+            const char *lit = p->mode == D_P_LIT2 ? "string=\"" : "name=\"";
+            size_t rest = strlen(lit) - p->fstate;
+            if (rest > 1 && n - i >= rest && memcmp(s + i, lit + p->fstate, rest - 1) == 0) {
+                i += rest - 1; /* all but the last byte at once; it completes below */
+                p->fstate = (uint8_t)(p->fstate + rest - 1);
+                c = s[i];
+                off = p->base + i;
+            }
+            int r = lit_step(p, c, lit);
             if (r < 0) {
                 if (p->mode == D_INV_LIT) {
                     tp_ev_error(p, TP_ERR_BAD_MARKUP, off, -1, NULL, 0);

@@ -7,7 +7,15 @@
  * so the output so far is always a prefix of the final output: it can be
  * streamed as argument deltas. The output is strict JSON (RFC 8259): the
  * constants NaN/Infinity are not read, and a number whose value is past a
- * double is written with the digits the model wrote. In RAW_STRING mode the value must be a string
+ * double is written with the digits the model wrote.
+ *
+ * Speed: a token that lies whole in the chunk (a string without escapes,
+ * copied eight bytes at a time as the long-string path is; a key with its
+ * colon; a number with its terminator; true/false/null) is taken in one
+ * step, and a float of at most 15 significant digits is written without
+ * strtod (its digits are repr()'s). Anything else goes byte by byte. Both
+ * paths give the same output, state and error offsets at every chunking
+ * (scripts/json-diff.sh tests the one against the other). In RAW_STRING mode the value must be a string
  * and its decoded UTF-8 content is written instead (used for names/keys). */
 #ifndef TP_JSON_H
 #define TP_JSON_H

@@ -5,6 +5,7 @@ import json
 import marshal
 import threading
 from collections import OrderedDict
+from operator import is_
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from sglang_toolparse import _core
@@ -163,11 +164,12 @@ def compiled_tools(fmt: str, tools: Any) -> Any:
     if tools is None:
         tools = ()
     key = (fmt, id(tools))
-    with _cache_lock:
-        hit = _by_identity.get(key)
-        if hit is not None:
+    hit = _by_identity.get(key)  # a dict read is atomic; the lock guards the order
+    if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(map(is_, hit[1], tools)):
+        try:  # one C call, atomic under the GIL (the lock guards compound updates)
             _by_identity.move_to_end(key)
-    if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(a is b for a, b in zip(hit[1], tools)):
+        except KeyError:  # evicted meanwhile by another thread
+            pass
         return hit[2]  # these very objects were checked when they were compiled
     schemas = tool_schemas(tools) or None  # checks `tools` (a list or tuple of tools)
     try:
