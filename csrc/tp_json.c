@@ -557,22 +557,38 @@ static size_t fast_scalar(tp_json *j, const uint8_t *p, size_t i, size_t n, tp_b
     return e;
 }
 
-/* Fast path for a whole string token in this chunk without escapes or
- * control characters: its bytes, quotes included, are its output. Taken
- * only when they fit the buffer's capacity (which never exceeds its limit;
- * otherwise the byte-by-byte path places a limit error exactly). Returns
- * the index after the closing quote, or i when not taken. */
-static size_t fast_string(const uint8_t *p, size_t i, size_t n, tp_buf *out)
+/* Fast path for a string: its run of plain bytes and of the escapes
+ * json.dumps writes as they are read (\" \\ \b \f \n \r \t) is its own
+ * output, quotes included. A whole string in this chunk is taken in one
+ * step (the state is then the caller's to set); a string the chunk cuts, or
+ * one with another escape or a control character, is taken up to there and
+ * left in S_STR, as the byte-by-byte path leaves it. Taken only when the
+ * bytes fit the buffer's capacity (which never exceeds its limit; otherwise
+ * the byte-by-byte path places a limit error exactly). Returns the index
+ * after what was taken, or i when not taken. */
+static size_t fast_string(tp_json *j, const uint8_t *p, size_t i, size_t n, tp_buf *out, int key)
 {
-    size_t k = i + 1 + tp_esc_scan(p + i + 1, n - i - 1);
-    if (k == n || p[k] != '"')
-        return i;
-    size_t l = k + 1 - i;
+    size_t k = i + 1;
+    for (;;) {
+        k += tp_esc_scan(p + k, n - k);
+        if (k + 1 < n && p[k] == '\\' && SAME_ESC[p[k + 1]]) {
+            k += 2;
+            continue;
+        }
+        break;
+    }
+    int whole = k < n && p[k] == '"';
+    size_t l = k + (size_t)whole - i;
     if (out) {
         if (out->cap - out->len < l)
             return i;
         tp_copy(out->data + out->len, p + i, l);
         out->len += l;
+    }
+    if (!whole) {
+        j->str_is_key = (uint8_t)key;
+        j->state = S_STR;
+        return k;
     }
     return k + 1;
 }
@@ -595,8 +611,8 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
                     return i;
                 c = p[i];
             }
-            if (fast && (r = c == '"' ? fast_string(p, i, n, out) : fast_scalar(j, p, i, n, out)) != i) {
-                if (c == '"')
+            if (fast && (r = c == '"' ? fast_string(j, p, i, n, out, 0) : fast_scalar(j, p, i, n, out)) != i) {
+                if (c == '"' && j->state != S_STR)
                     value_done(j);
                 i = r;
                 if (j->state == S_DONE || j->state == S_ERR)
@@ -615,8 +631,8 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
             if (c == ']') {
                 r = close_container(j, 0, i, out);
             } else {
-                if (fast && (r = c == '"' ? fast_string(p, i, n, out) : fast_scalar(j, p, i, n, out)) != i) {
-                    if (c == '"')
+                if (fast && (r = c == '"' ? fast_string(j, p, i, n, out, 0) : fast_scalar(j, p, i, n, out)) != i) {
+                    if (c == '"' && j->state != S_STR)
                         value_done(j);
                     i = r;
                     if (j->state == S_ERR)
@@ -635,9 +651,11 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
                     return i;
                 c = p[i];
             }
-            if (c == '"' && fast && (r = fast_string(p, i, n, out)) != i) {
+            if (c == '"' && fast && (r = fast_string(j, p, i, n, out, 1)) != i) {
                 /* the key, then its colon when it is in this chunk */
                 i = r;
+                if (j->state == S_STR)
+                    break; /* the key goes on */
                 j->state = S_COLON;
                 while (i < n && (CLS[p[i]] & C_WS))
                     i++;
@@ -693,10 +711,7 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
             size_t k = i;
             int pairs = !(j->mode & TPJ_MODE_RAW_STRING);
             for (;;) {
-                while (k + 8 <= n && !tp_esc8(tp_load8(p + k)))
-                    k += 8;
-                while (k < n && p[k] >= 0x20 && p[k] != '"' && p[k] != '\\')
-                    k++;
+                k += tp_esc_scan(p + k, n - k);
                 if (pairs && k + 1 < n && p[k] == '\\' && SAME_ESC[p[k + 1]]) {
                     k += 2;
                     continue;
