@@ -70,8 +70,8 @@ const tp_type_rules tp_rules_qwen3_coder = {
         [TP_KIND_NUMBER] = QWEN_NULL | TP_R_PY_FLOAT | TP_R_FLOAT_AS_WRITTEN,
         [TP_KIND_BOOLEAN] = QWEN_NULL | TP_R_TRUE_WORD,
         [TP_KIND_NULL] = QWEN_NULL | TP_R_LITERAL_HOST,
-        [TP_KIND_OBJECT] = QWEN_NULL | TP_R_JSON | TP_R_JSON_FINITE | TP_R_LITERAL_HOST,
-        [TP_KIND_ARRAY] = QWEN_NULL | TP_R_JSON | TP_R_JSON_FINITE | TP_R_LITERAL_HOST,
+        [TP_KIND_OBJECT] = QWEN_NULL | TP_R_JSON | TP_R_LITERAL_HOST,
+        [TP_KIND_ARRAY] = QWEN_NULL | TP_R_JSON | TP_R_LITERAL_HOST,
         [TP_KIND_UNION] = QWEN_NULL | TP_R_LITERAL_HOST,
         [TP_KIND_HOST] = 0,
     },
@@ -86,7 +86,7 @@ const tp_type_rules tp_rules_qwen3_coder = {
  * tries. A string parameter (only string types) is its raw text but the
  * word "null" (the template writes None as `null`; docs/PARSERS.md). */
 #define MINIMAX_TRIES (TP_R_NULL_WORD | TP_R_NULL_NIL | TP_R_PY_INT | TP_R_PY_FLOAT | TP_R_BOOL_WORDS | \
-                       TP_R_JSON | TP_R_JSON_FINITE | TP_R_BY_MASK | TP_R_JSON_ELSE)
+                       TP_R_JSON | TP_R_BY_MASK | TP_R_JSON_ELSE)
 const tp_type_rules tp_rules_minimax_m2 = {
     "minimax_m2",
     {

@@ -52,7 +52,10 @@ enum {
  * run in the order given below; the first that decides wins, and a value no
  * step decides is its raw text as a JSON string. */
 enum {
-    TP_R_JSON = 1,          /* the whole value is JSON (json.loads): its canonical text */
+    TP_R_JSON = 1,          /* the whole value is JSON (json.loads): its canonical text.
+                             * Never NaN/Infinity (tp_json.h: those are not JSON here,
+                             * so such a value goes on to the next step, and ends as its
+                             * text); a number past a double keeps its digits */
     TP_R_JSON_STR_HOST = 2, /* ... but a JSON string goes to the host (numeric coercion) */
     TP_R_UNESCAPE_HOST = 4, /* not JSON, has '\\' or '"': the host tries it as escaped JSON */
     TP_R_STRIP_QUOTES = 8,  /* 'x' / "x" (same quote both ends): the text between */
@@ -79,11 +82,9 @@ enum {
      * object/array); a mask with string then takes the raw text */
     TP_R_BY_MASK = 1u << 14,
     TP_R_JSON_ELSE = 1u << 15,  /* nothing decided and no string in the mask: JSON, else the text */
-    TP_R_JSON_FINITE = 1u << 16, /* a JSON value with NaN/Infinity is the raw text
-                                  * (json.loads reads it, json.dumps(allow_nan=False) does not) */
 };
 /* Order in which steps run: null words, PY_INT, PY_FLOAT, TRUE_WORD,
- * BOOL_WORDS, JSON (+ JSON_STR_HOST, UNION_STRING, JSON_FINITE),
+ * BOOL_WORDS, JSON (+ JSON_STR_HOST, UNION_STRING),
  * UNESCAPE_HOST, STRIP_QUOTES, LITERAL_HOST, JSON_ELSE, the raw text. */
 
 /* Families: GLM-4.5, GLM-4.7, Qwen3-Coder, MiniMax-M2 (tp_type_rules.c).

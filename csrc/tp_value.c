@@ -132,7 +132,7 @@ static unsigned json_type(const uint8_t *s, size_t n)
     }
     int is_float = 0;
     for (size_t k = 0; k < n; k++)
-        if (s[k] == '.' || s[k] == 'e' || s[k] == 'N' || s[k] == 'I')
+        if (s[k] == '.' || s[k] == 'e' || s[k] == 'E')
             is_float = 1;
     if (!is_float)
         return TP_JT_INTEGER;
@@ -151,7 +151,7 @@ static unsigned json_type(const uint8_t *s, size_t n)
 static int json_value(tp_json *js, uint32_t max_depth, const uint8_t *raw, size_t n, tp_buf *out)
 {
     size_t start = out->len;
-    tp_json_init(js, TPJ_MODE_NORMAL, max_depth);
+    tp_json_init(js, TPJ_MODE_NORMAL | TPJ_STRICT_CTRL, max_depth); /* json.loads as SGLang calls it */
     size_t k = tp_json_feed(js, raw, n, out);
     if (!tp_json_failed(js) && !tp_json_done(js))
         tp_json_end(js, out);
@@ -249,9 +249,44 @@ static int put_int_of(tp_buf *out, double v)
     return len > 0 && (size_t)len < sizeof buf && !tp_buf_append(out, buf, (size_t)len) ? 1 : -2;
 }
 
-/* Python float(s), finite. 1: written (an integral value as an int when
- * `as_written` is 0, or when s has neither "." nor "e"); 0: fails; -1: the
- * host decides; -2: out of memory. */
+/* Is s[0:n) a JSON number token (RFC 8259 grammar)? */
+static int json_number(const uint8_t *s, size_t n)
+{
+    size_t k = 0;
+    if (k < n && s[k] == '-')
+        k++;
+    if (k < n && s[k] == '0')
+        k++;
+    else if (k < n && s[k] >= '1' && s[k] <= '9')
+        while (k < n && s[k] >= '0' && s[k] <= '9')
+            k++;
+    else
+        return 0;
+    if (k < n && s[k] == '.') {
+        size_t d = ++k;
+        while (k < n && s[k] >= '0' && s[k] <= '9')
+            k++;
+        if (k == d)
+            return 0;
+    }
+    if (k < n && (s[k] == 'e' || s[k] == 'E')) {
+        k++;
+        if (k < n && (s[k] == '+' || s[k] == '-'))
+            k++;
+        size_t d = k;
+        while (k < n && s[k] >= '0' && s[k] <= '9')
+            k++;
+        if (k == d)
+            return 0;
+    }
+    return k == n;
+}
+
+/* Python float(s). 1: written (an integral value as an int when
+ * `as_written` is 0, or when s has neither "." nor "e"; a value past a
+ * double with the digits of s when they are a JSON number, since Python's
+ * inf is not JSON); 0: fails (also a value past a double written otherwise,
+ * e.g. "+1e400" or "inf"); -1: the host decides; -2: out of memory. */
 static int py_float(const uint8_t *s, size_t n, int as_written, tp_buf *out)
 {
     size_t i = n && (s[0] == '+' || s[0] == '-') ? 1 : 0, k = i, d = 0;
@@ -286,7 +321,7 @@ static int py_float(const uint8_t *s, size_t n, int as_written, tp_buf *out)
     if (buf != local)
         free(buf);
     if (!isfinite(v))
-        return 0;
+        return json_number(s, n) ? (tp_buf_append(out, s, n) ? -2 : 1) : 0;
     if (floor(v) == v && (!as_written || !point))
         return put_int_of(out, v);
     char f[40];
@@ -310,20 +345,6 @@ static int bool_words(const uint8_t *s, size_t n, tp_buf *out)
             return tp_buf_append(out, "true", 4) ? -2 : 1;
         if (lower_eq(s, n, F[k]))
             return tp_buf_append(out, "false", 5) ? -2 : 1;
-    }
-    return 0;
-}
-
-/* does canonical JSON hold NaN or Infinity (outside strings)? */
-static int has_nonfinite(const uint8_t *s, size_t n)
-{
-    for (size_t k = 0; k < n; k++) {
-        if (s[k] == '"') {
-            for (k++; k < n && s[k] != '"'; k++)
-                k += s[k] == '\\';
-        } else if (s[k] == 'N' || s[k] == 'I') {
-            return 1;
-        }
     }
     return 0;
 }
@@ -377,10 +398,6 @@ int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t
                 out->len = start;
                 return put_string(out, raw, n) ? -1 : TP_TV_TEXT;
             }
-            if ((steps & TP_R_JSON_FINITE) && has_nonfinite(out->data + start, out->len - start)) {
-                out->len = start;
-                return put_string(out, raw, n) ? -1 : TP_TV_TEXT;
-            }
             return TP_TV_TEXT;
         }
         out->len = start;
@@ -397,7 +414,7 @@ int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t
         res = json_value(js, max_depth, raw, n, out);
         if (res == -2)
             return -1;
-        if (res == 1 && !((steps & TP_R_JSON_FINITE) && has_nonfinite(out->data + start, out->len - start)))
+        if (res == 1)
             return TP_TV_TEXT;
         out->len = start;
         if (res < 0)

@@ -5,6 +5,7 @@ import json
 import marshal
 import threading
 from collections import OrderedDict
+from operator import is_
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from sglang_toolparse import _core
@@ -162,12 +163,17 @@ def compiled_tools(fmt: str, tools: Any) -> Any:
     """The CompiledTools of `tools` (a list or tuple) for format `fmt`."""
     if tools is None:
         tools = ()
+    last = _last  # one tuple read: the list asked for last, without a lookup
+    if last[0] is tools and last[1] == fmt and len(last[2]) == len(tools) and all(map(is_, last[2], tools)):
+        return last[3]
     key = (fmt, id(tools))
-    with _cache_lock:
-        hit = _by_identity.get(key)
-        if hit is not None:
+    hit = _by_identity.get(key)  # a dict read is atomic; the lock guards the order
+    if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(map(is_, hit[1], tools)):
+        try:  # one C call, atomic under the GIL (the lock guards compound updates)
             _by_identity.move_to_end(key)
-    if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(a is b for a, b in zip(hit[1], tools)):
+        except KeyError:  # evicted meanwhile by another thread
+            pass
+        _remember_last(fmt, hit[0], hit[1], hit[2])
         return hit[2]  # these very objects were checked when they were compiled
     schemas = tool_schemas(tools) or None  # checks `tools` (a list or tuple of tools)
     try:
@@ -187,13 +193,18 @@ def compiled_tools(fmt: str, tools: Any) -> Any:
         if ckey is not None:
             _remember(_by_content, ckey, compiled)
     _remember(_by_identity, key, (tools, tuple(tools), compiled))
+    _remember_last(fmt, tools, tuple(tools), compiled)
     return compiled
 
 
-def _schema_options(fmt: str, tools: Optional[Iterable[Any]]) -> Dict[str, Any]:
-    if fmt not in SCHEMA_TYPED_FORMATS:  # names (kimi_k2: and property names) compiled once
-        return {} if tools is None else {"compiled": compiled_tools(fmt, tools)}
-    return {"compiled": compiled_tools(fmt, tools)}  # typed by the core (tp_type_rules.c)
+# (tools, fmt, tuple(tools), compiled) of the last compiled_tools() answer;
+# replaced whole, so a reader sees one consistent tuple
+_last: Tuple[Any, ...] = (object(), None, (), None)
+
+
+def _remember_last(fmt: str, tools: Any, items: tuple, compiled: Any) -> None:
+    global _last
+    _last = (tools, fmt, items, compiled)
 
 
 class StreamParser(_core.StreamParser):
@@ -217,13 +228,12 @@ class StreamParser(_core.StreamParser):
         if not isinstance(format, str):
             raise TypeError("format must be a str, not %s" % type(format).__name__)
         fmt = FORMAT_ALIASES.get(format, format)
-        typed = _schema_options(fmt, tools)  # reads and checks `tools` (a compiled list once)
-        options.update(typed)
-        if "compiled" in typed:  # the compiled list holds the names; () keeps "only these tools"
-            names = None if tools is None else ()
-        else:
-            names = tool_names(tools)  # checks `tools`
-        super().__init__(fmt, names, **options)
+        if tools is None and fmt not in SCHEMA_TYPED_FORMATS:
+            super().__init__(fmt, None, **options)  # every name accepted, nothing typed
+            return
+        # the compiled list (reads and checks `tools` once) holds the names;
+        # () keeps "only these tools"
+        super().__init__(fmt, None if tools is None else (), compiled=compiled_tools(fmt, tools), **options)
 
 
 class ToolCall(NamedTuple):

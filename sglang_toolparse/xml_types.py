@@ -7,7 +7,8 @@ Apache-2.0), written as tables so they port to rows of a C table, with the
 differences the chat templates call for (docs/PARSERS.md, "Qwen3-Coder /
 MiniMax-M2"):
 
-- A value SGLang would type as NaN or Infinity (not JSON) stays its text.
+- A value SGLang would type as NaN or Infinity (not JSON) stays its text; a
+  number past a double keeps the digits it was written with (strict_json.py).
 - qwen3_coder: the template writes a None argument with Jinja's `string`,
   i.e. `None`; a non-string parameter whose value is exactly `None` is null
   (SGLang: the string "None").
@@ -34,6 +35,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 # shared with GLM: SGLang's utils.get_schema_properties / safe_literal_eval
 from sglang_toolparse.glm_types import get_schema_properties, safe_literal_eval
+from sglang_toolparse.strict_json import BigNumber
+from sglang_toolparse.strict_json import dumps as strict_dumps
+from sglang_toolparse.strict_json import loads as strict_loads
 
 Schemas = Sequence[Tuple[str, Any]]  # (tool name, parameters schema or None)
 
@@ -116,17 +120,24 @@ def _integer(raw: str) -> Any:
         raise _Fail from e
 
 
-def _finite(f: float) -> float:
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
+
+
+def _finite(f: float, raw: str) -> float:
     if math.isinf(f) or math.isnan(f):
+        if math.isinf(f) and _JSON_NUMBER.match(raw):
+            return BigNumber(raw)  # past a double: the digits as written
         raise _Fail  # not JSON
     return f
 
 
 def _qwen_number(raw: str) -> Any:
     try:
-        f = _finite(float(raw))
+        f = _finite(float(raw), raw)
     except (ValueError, TypeError) as e:
         raise _Fail from e
+    if type(f) is BigNumber:
+        return f
     # written without "." or "e" and integral: an integer
     if not ("." in raw or "e" in raw.lower()) and f.is_integer():
         return int(f)
@@ -135,9 +146,11 @@ def _qwen_number(raw: str) -> Any:
 
 def _minimax_number(raw: str) -> Any:
     try:
-        f = _finite(float(raw))
+        f = _finite(float(raw), raw)
     except (ValueError, TypeError) as e:
         raise _Fail from e
+    if type(f) is BigNumber:
+        return f
     return int(f) if f.is_integer() else f
 
 
@@ -157,7 +170,7 @@ def _boolean(family: str) -> Callable[[str], Any]:
 
 def _json(raw: str) -> Any:
     try:
-        return json.loads(raw)
+        return strict_loads(raw)
     except (ValueError, RecursionError) as e:
         raise _Fail from e
 
@@ -377,7 +390,7 @@ def _dumps(value: Any, raw: str) -> str:
     if t is float:
         return repr(value) if value - value == 0 else json.dumps(raw, ensure_ascii=False)
     try:
-        text = _ENCODER.encode(value)
+        text = strict_dumps(value)  # a BigNumber: its digits
     except (TypeError, ValueError, RecursionError):  # a set, bytes, NaN...: the text
         text = _ENCODER.encode(raw)
     try:

@@ -280,12 +280,18 @@ def seed_responses(name: str) -> List[str]:
         out.append(s.response("", [("f", "[NaN, Infinity, -Infinity, -0, 0.1, 1e22, 5e-324]")]))
         out.append(s.response("", [("f", '{"n": 1%s}' % ("0" * 4100))], "after"))
         out.append(s.response("", [("f", '{"s": "\\ud800\\udc00\\ud800x\\ud800\\n"}')]))
+        # raw control characters in strings; numbers past a double (issue 18)
+        out.append(s.response("", [("f", '{"c\n": "a\nb\t\x01\x1f```", "n": [1e400, -2E999, 1e-400]}')], "x"))
     out.append(s.response("text" + " " * 5000, [("f", "{}")], "\n" * 5000 + "end"))
     return out + list(s.extra_seeds)
 
 
 def expected_args(raw: str) -> str:
-    return json.dumps(json.loads(raw), ensure_ascii=False)
+    """The arguments the parsers write for raw JSON: json.dumps(json.loads(raw))
+    as strict JSON (numbers past a double keep their digits)."""
+    from sglang_toolparse import strict_json
+
+    return strict_json.dumps(strict_json.loads(raw))
 
 
 def fragments(fmt: str, size: int, seed: int) -> str:

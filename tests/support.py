@@ -88,9 +88,19 @@ def run(fmt: str, chunks: Sequence[str], tools=None, **opts) -> list:
     return merge(events)
 
 
+def _not_json(token: str):
+    raise ValueError("%s is not JSON (RFC 8259)" % token)
+
+
+def strict_json_loads(text: str):
+    """json.loads for strict JSON (RFC 8259): NaN, Infinity and -Infinity
+    are rejected (a number past a double is JSON)."""
+    return json.loads(text, parse_constant=_not_json)
+
+
 def check_stream_invariants(events: list) -> None:
     """Per-call protocol: start, deltas, then exactly one end or error;
-    deltas concatenate to the end's arguments, which are valid JSON."""
+    deltas concatenate to the end's arguments, which are strict JSON."""
     open_: Dict[int, List[str]] = {}
     names: Dict[int, str] = {}
     closed = set()
@@ -109,7 +119,7 @@ def check_stream_invariants(events: list) -> None:
             assert ev.index in open_, ev
             assert ev.name == names[ev.index]
             assert "".join(open_.pop(ev.index)) == ev.arguments
-            json.loads(ev.arguments)
+            strict_json_loads(ev.arguments)
             closed.add(ev.index)
         elif isinstance(ev, ParseError):
             if ev.index is not None:
