@@ -8,7 +8,7 @@ spawned HTTP-worker child per native detector class (see its docstring for the
 probes). The branches covered: GLM-4.7's grammar constraint, the DeepSeek
 chat-encoding spec, the DeepSeek recipe start-up rule, tool-call ids
 (Kimi-K2's `functions.NAME:IDX`), response-template lookups, detokenizer
-close tokens, SGLang's own rename (qwen25 -> qwen). The control probes the
+close tokens and its gpt-oss <|call|> rule, SGLang's own rename (qwen25 -> qwen). The control probes the
 un-normalized name, as SGLang saw it before: it must take other branches,
 so the probes can tell.
 
@@ -41,11 +41,12 @@ BRANCHES = {
     "encoding_spec": ("deepseekv32", "deepseekv4", "deepseekv41"),
     "recipe_startup": ("deepseekv4", "deepseekv41"),
     "tool_call_id": ("kimi_k2",),
+    "gpt_oss_detok": ("gpt-oss",),
 }
 # everything the serving layer decides except which class parses
 SERVING_PROBES = (
     "served_name", "sglang_base", "response_template", "parses_without_tools", "glm_constraint",
-    "encoding_spec", "recipe_startup", "tool_call_id", "close_tokens",
+    "encoding_spec", "recipe_startup", "tool_call_id", "close_tokens", "gpt_oss_detok",
 )
 NATIVES = sorted(NATIVE_NAMES)
 
