@@ -82,7 +82,8 @@ enum {
     H_NOBODY, /* a call's body that is not `{`: an empty body if a stop token comes first */
     H_JSON,   /* the call's arguments */
     H_TAIL,   /* after the arguments, up to the stop token */
-    H_SKIP,   /* a dropped call: up to its stop token */
+    H_SKIP,   /* a dropped message: up to its stop token */
+    H_SKIPHEAD, /* a dropped header (over max_name): up to <|message|> */
 };
 
 /* sentinels written into the held header for the tokens inside it */
@@ -96,7 +97,11 @@ enum {
  *   key       the tool name of the call being opened
  *   call_off  where the header began
  *   trailing_reported  junk after the arguments (H_TAIL) / before a stop
- *             token (H_NOBODY) was seen */
+ *             token (H_NOBODY) was seen
+ *   discard   the call was refused (unknown tool, call limit): its JSON
+ *             body is still read as JSON (H_OPEN, H_JSON), so a token
+ *             spelled inside a string does not end it, but nothing is
+ *             emitted */
 
 int tp_fmt_harmony_init(void)
 {
@@ -270,9 +275,11 @@ static int read_header(tp_parser *p, const harmony_row *row, uint64_t off)
     tp_buf_clear(&p->key);
     if (tp_buf_append(&p->key, h + ra, rb - ra)) { /* bounded as the header is: never */
         tp_ev_error(p, TP_ERR_BAD_NAME, off, -1, NULL, 0);
-        return H_SKIP;
+        p->discard = 1;
+        return H_OPEN;
     }
-    return tp_call_open(p, p->key.data, p->key.len, off) ? H_OPEN : H_SKIP;
+    p->discard = !tp_call_open(p, p->key.data, p->key.len, off);
+    return H_OPEN;
 }
 
 /* An empty call body (a stop token right after <|message|>): `{}`. */
@@ -303,25 +310,26 @@ static void harmony_feed(tp_parser *p, const uint8_t *s, size_t n)
         case H_HEAD: {
             int match, over = 0;
             i += scan_head(p, all, s + i, n - i, &match, &over);
+            if (!over && match == T_CHANNEL)
+                over = head_token(p, S_CHANNEL);
+            else if (!over && match == T_CONSTRAIN)
+                over = head_token(p, S_CONSTRAIN);
             if (over) {
+                /* the rest of this message is dropped: the rest of the
+                 * header (the held partial token is one `all` holds there
+                 * too), then the body */
                 tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
-                /* the rest of this message is dropped */
-                if (match < 0) {
-                    p->mode = H_SKIP; /* the held partial token is one `all` holds too */
-                } else if (match == T_MESSAGE || match == T_CHANNEL || match == T_CONSTRAIN) {
-                    p->mode = H_SKIP;
+                p->mode = H_SKIPHEAD;
+                if (match >= 0)
                     p->node = 0;
-                } else {
+                if (match == T_MESSAGE) /* a JSON body is read as JSON, as a refused call's */
+                    p->mode = H_OPEN, p->discard = 1;
+                else if (match >= 0 && match != T_CHANNEL && match != T_CONSTRAIN)
                     on_token(p, match, p->base + i);
-                }
                 break;
             }
-            if (match == T_CHANNEL) {
-                if (head_token(p, S_CHANNEL))
-                    tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0), p->mode = H_SKIP;
-            } else if (match == T_CONSTRAIN) {
-                if (head_token(p, S_CONSTRAIN))
-                    tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0), p->mode = H_SKIP;
+            if (match == T_CHANNEL || match == T_CONSTRAIN) {
+                /* in the header */
             } else if (match == T_MESSAGE) {
                 p->node = 0;
                 p->trailing_reported = 0;
@@ -351,7 +359,21 @@ static void harmony_feed(tp_parser *p, const uint8_t *s, size_t n)
                 p->call_off = off;
                 p->mode = H_JSON; /* the `{` is fed to the normalizer */
             } else {
-                p->mode = H_NOBODY; /* scanned again for a stop token */
+                p->mode = p->discard ? H_SKIP : H_NOBODY; /* scanned again for a stop token */
+                p->node = 0;
+            }
+            break;
+        }
+        case H_SKIPHEAD: {
+            int match, junk;
+            size_t junk_at;
+            i += tp_scan_skip(p, all, s + i, n - i, &match, &junk, &junk_at);
+            if (match == T_MESSAGE) {
+                p->mode = H_OPEN;
+                p->discard = 1;
+            } else if (match >= 0 && match != T_CHANNEL && match != T_CONSTRAIN) {
+                on_token(p, match, p->base + i);
+            } else if (match >= 0) {
                 p->node = 0;
             }
             break;
@@ -387,6 +409,19 @@ static void harmony_feed(tp_parser *p, const uint8_t *s, size_t n)
         }
         case H_JSON: {
             size_t k;
+            if (p->discard) { /* a refused call's body: read, not written */
+                k = tp_json_feed(&p->js, s + i, n - i, NULL);
+                i += k;
+                if (tp_json_failed(&p->js)) {
+                    p->mode = H_SKIP;
+                    p->node = 0;
+                } else if (tp_json_done(&p->js)) {
+                    p->mode = H_TAIL;
+                    p->trailing_reported = 1; /* its errors were reported */
+                    p->node = 0;
+                }
+                break;
+            }
             int st = tp_call_json_args(p, s + i, n - i, &k);
             if (st < 0) {
                 uint64_t at = p->base + i + p->js.err_at;
@@ -437,10 +472,14 @@ static void harmony_finish(tp_parser *p)
     case H_OPEN:
     case H_NOBODY:
     case H_JSON:
-        tp_call_unterminated(p);
+        if (p->discard)
+            p->node = 0; /* a refused call: reported when it was refused */
+        else
+            tp_call_unterminated(p);
         break;
     case H_TAIL:
     case H_SKIP:
+    case H_SKIPHEAD:
         p->node = 0; /* a partial token here is markup */
         break;
     }

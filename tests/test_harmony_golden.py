@@ -100,6 +100,8 @@ CASES = [
          "ok", "", [("search", {"q": CALL + END + S + "<|" + M})]),
     case("unknown-tool-dropped-others-survive", call("nope", '{"a": 1}') + call("noop", "{}"),
          "", "", [("noop", {})], ["unknown_tool"]),
+    case("unknown-tool-body-read-as-json", call("nope", '{"q": "<|call|>x"}') + msg("final", "ok", RET),
+         "ok", "", [], ["unknown_tool"]),
     case("builtin-tool-recipient-is-unknown", S + "assistant" + CH + "analysis to=browser.search" + M
          + '{"query": "x"}' + CALL + call("noop", "{}"), "", "", [("noop", {})], ["unknown_tool"]),
     case("malformed-json-others-survive", call("search", '{"q": tru}') + call("noop", '{"x": [1, 2]}'),
@@ -175,6 +177,23 @@ def test_one_shot_equals_streamed():
     r = parse("gpt-oss", text, TOOLS)
     assert r.text == "Checking both.Both sunny."
     assert [c.name for c in r.calls] == ["get_weather", "search"]
+
+
+def test_header_over_max_name_same_at_every_split():
+    """A header over max_name is dropped up to its <|message|>, whichever
+    token the limit is crossed at (fuzz/regress/gpt_oss--header-over-...)."""
+    text = (S + "assistant to=functions.search" + CH + "commentary json" + M + '{"q": "<|call|>"}' + CALL
+            + msg("final", "Done.", RET))
+    def go(chunks):
+        p = StreamParser(FMT, TOOLS, max_name=16)
+        ev = []
+        for c in chunks:
+            ev += p.feed(c)
+        return merge(ev + p.finish())
+    one = go([text])
+    assert summary(one) == ("Done.", "", [], ["bad_name"])
+    for chunks in support.every_split(text):
+        assert go(chunks) == one, chunks
 
 
 def test_header_over_max_name_dropped_later_calls_survive():
