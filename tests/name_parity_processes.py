@@ -34,6 +34,8 @@ Every probe calls SGLang's own code with the name the serving layer reads
   close_tokens         response_template.tool_close_token_ids (detokenizer)
   gpt_oss_detok        DetokenizerManager.init_running_status's gpt-oss check:
                        whether trim_matched_stop keeps a final <|call|> (200012)
+  reasoning_gpt_oss    module of ReasoningParser.DetectorMap["gpt-oss"] (ours in
+                       a gpt-oss_native server: sglang_reasoning.py)
 
 Prints one line: RESULT {json}.
 """
@@ -151,6 +153,10 @@ def probe(sa, served=None):
     tool_id = OpenAIServingChat._process_tool_call_id(types.SimpleNamespace(tool_call_parser=name), item, 2)
     out["tool_call_id"] = re.sub(r"^call_[0-9a-f]{24}$", "call_<uuid>", tool_id)
     out["gpt_oss_detok"] = _outcome(lambda: _detok_keeps_call(name))
+    from sglang.srt.parser.reasoning_parser import ReasoningParser
+
+    rcls = ReasoningParser.DetectorMap.get("gpt-oss")
+    out["reasoning_gpt_oss"] = rcls.__module__ if rcls else None
     return out
 
 

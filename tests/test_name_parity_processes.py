@@ -113,6 +113,22 @@ def test_our_detector_parses_in_every_process(runs, native):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("native", NATIVES)
+def test_reasoning_parser_side_in_every_process(runs, native):
+    """`--reasoning-parser gpt-oss` next to gpt-oss_native: the native
+    reasoning detector (sglang_reasoning.py) serves `gpt-oss` in the
+    launcher and the children; every other server keeps SGLang's."""
+    from sglang_toolparse.sglang_plugin import REASONING_PAIRS
+
+    ours = "sglang_toolparse.sglang_reasoning"
+    sglang = "sglang.srt.parser.reasoning_parser"
+    want = ours if NATIVE_NAMES[native][1] in REASONING_PAIRS else sglang
+    assert runs["launcher"][native]["reasoning_gpt_oss"] == want
+    assert runs["child"][_child_row(runs, native)]["reasoning_gpt_oss"] == want
+    assert runs["builtin"][native]["reasoning_gpt_oss"] == sglang
+
+
+@pytest.mark.slow
 def test_a_builtin_servers_child_keeps_sglangs_class(runs):
     (key,) = [k for k in runs["child"] if k.startswith("builtin:")]
     child = runs["child"][key]
