@@ -213,8 +213,8 @@ static int word_is(const uint8_t *h, size_t a, size_t b, const char *z)
 }
 
 /* The header is complete (<|message|>): what its body is. Returns the next
- * mode (H_BODY with p->vkind set, or H_OPEN with the call opened, or
- * H_SKIP when the call was refused). */
+ * mode: H_BODY with p->vkind set, or H_OPEN for a call (p->discard set
+ * when it was refused: its body is read, nothing emitted). */
 static int read_header(tp_parser *p, const harmony_row *row, uint64_t off)
 {
     const uint8_t *h = p->name.data;
