@@ -7,6 +7,8 @@
 
 /* --- event emission (tp_events.c) --- */
 void tp_ev_text(tp_parser *p, const uint8_t *s, size_t n);
+/* Reasoning text (merged with an adjacent reasoning span). */
+void tp_ev_reasoning(tp_parser *p, const uint8_t *s, size_t n);
 /* Registers out[start:] (already written by a scanner) as arguments. */
 void tp_ev_args_from(tp_parser *p, size_t start);
 void tp_ev_args(tp_parser *p, const uint8_t *s, size_t n);
@@ -101,5 +103,7 @@ int tp_fmt_kimi_init(void);
 extern const tp_format tp_fmt_qwen3_coder;
 extern const tp_format tp_fmt_minimax_m2;
 int tp_fmt_xmlparam_init(void);
+extern const tp_format tp_fmt_gpt_oss;
+int tp_fmt_harmony_init(void);
 
 #endif

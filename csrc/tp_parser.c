@@ -17,6 +17,7 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_kimi_k2,
     &tp_fmt_qwen3_coder,
     &tp_fmt_minimax_m2,
+    &tp_fmt_gpt_oss,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];
@@ -30,6 +31,8 @@ int tp_global_init(void)
         return -1;
     if (tp_fmt_glm_init() || tp_fmt_deepseek_init() || tp_fmt_dsml_init() ||
         tp_fmt_kimi_init() || tp_fmt_xmlparam_init())
+        return -1;
+    if (tp_fmt_harmony_init())
         return -1;
     for (size_t i = 0; i < NFORMATS; i++)
         FORMAT_NAMES[i] = FORMATS[i]->name;

@@ -30,6 +30,7 @@ typedef enum {
                            * host's rules (Python literal syntax, see tp_types.h):
                            * the binding converts it to JSON text, which takes
                            * the event's place in the argument stream. */
+    TP_EV_REASONING = 7,  /* span: reasoning text (Harmony's analysis channel) */
 } tp_event_type;
 
 typedef struct {

@@ -97,6 +97,19 @@ cdef class Text(Event):
 
 
 @cython.final
+cdef class Reasoning(Event):
+    """Reasoning text (Harmony's analysis channel): not for the user's
+    content; SGLang's tool parsers drop it."""
+    cdef readonly str text
+
+    def __init__(self, str text):
+        self.text = text
+
+    cdef tuple _key(self):
+        return (self.text,)
+
+
+@cython.final
 cdef class CallStart(Event):
     """A tool call begins: its index (order of appearance), name, and the
     call id the model wrote (kimi_k2: "functions.NAME:IDX"; None for formats
@@ -529,6 +542,7 @@ cdef class StreamParser:
         cdef list res = []
         cdef str s
         cdef Text t
+        cdef Reasoning rs
         cdef CallStart cs
         cdef CallEnd ce
         cdef ParseError pe
@@ -545,6 +559,10 @@ cdef class StreamParser:
                 t = Text.__new__(Text)
                 t.text = self._text_at(e.start, e.len)
                 res.append(t)
+            elif e.type == TP_EV_REASONING:
+                rs = Reasoning.__new__(Reasoning)
+                rs.text = self._text_at(e.start, e.len)
+                res.append(rs)
             elif e.type == TP_EV_RAW_VALUE:
                 key = self._text_at(e.start, <size_t>e.offset)
                 s = self._text_at(e.start + <size_t>e.offset, e.len - <size_t>e.offset)

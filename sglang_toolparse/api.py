@@ -22,6 +22,7 @@ FORMAT_ALIASES = {
     "minimax-m2": "minimax_m2",
     "minimax": "minimax_m2",
     "step3p5": "qwen3_coder",
+    "gpt-oss": "gpt_oss",
 }
 
 # Formats whose argument values are typed by the tools' JSON schemas.

@@ -349,3 +349,20 @@ class MinimaxM2NativeDetector(NativeDetectorMixin, MinimaxM2Detector):
     _tp_format = "minimax_m2"
     _tp_markers = ("<minimax:tool_call>",)
     parser_name = "minimax-m2_native"
+
+
+# ---- gpt-oss / OpenAI Harmony (issue 21) ---------------------------------------
+from sglang.srt.function_call.gpt_oss_detector import GptOssDetector  # noqa: E402
+
+
+class GptOssNativeDetector(NativeDetectorMixin, GptOssDetector):
+    """gpt-oss / OpenAI Harmony (`<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{ARGS}<|call|>`),
+    native core (csrc/fmt_harmony.c). Calls stream from the header's
+    recipient and the `{` of the body; `final` and `commentary` (preamble)
+    bodies are content; `analysis` bodies are Reasoning events, which this
+    detector drops as SGLang's does (with `--reasoning-parser gpt-oss` the
+    reasoning parser has taken them out before the text gets here)."""
+
+    _tp_format = "gpt_oss"
+    _tp_markers = ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>")
+    parser_name = "gpt-oss_native"

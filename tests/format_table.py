@@ -225,6 +225,26 @@ TABLE["kimi_k2"] = FormatSpec(
         _KIMI[0] + _KIMI[2] + "functions.f" + _KIMI[4] + "{}" + _KIMI[2] + "functions.f:1" + _KIMI[3] + _KIMI[1],
     ))
 
+# gpt-oss (OpenAI Harmony): a call is a commentary message to `functions.NAME`
+_HARMONY = ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>")
+_H_START, _H_CH, _H_MSG, _H_CO, _H_END, _H_CALL, _H_RET = _HARMONY
+TABLE["gpt_oss"] = FormatSpec(
+    "gpt_oss", _HARMONY + ("assistant", "analysis", "commentary", "final", " to=functions.", "json"),
+    render_call=lambda n, a: "%sassistant%scommentary to=functions.%s %sjson%s%s%s" % (
+        _H_START, _H_CH, n, _H_CO, _H_MSG, a, _H_CALL),
+    extra_seeds=(
+        # analysis, preamble, the template's spelling (recipient in the role header), final
+        _H_CH + "analysis" + _H_MSG + "think <|e" + _H_END + _H_START + "assistant" + _H_CH + "commentary" + _H_MSG
+        + "Checking." + _H_END + _H_START + "assistant to=functions.search" + _H_CH + "commentary json" + _H_MSG
+        + '{"q": "<|call|>"}' + _H_CALL + _H_START + "assistant" + _H_CH + "final" + _H_MSG + "Done." + _H_RET,
+        # first message at <|channel|>, empty body, builtin-tool recipient, tool response, broken header
+        _H_CH + "commentary to=functions.f" + _H_MSG + _H_CALL + _H_START + "assistant" + _H_CH
+        + "analysis to=browser.search" + _H_MSG + '{"x": 1}' + _H_CALL + _H_START + "functions.f to=assistant"
+        + _H_CH + "commentary" + _H_MSG + "{}" + _H_END + _H_START + "assistant" + _H_CH + "comm" + _H_END + "x",
+        _H_START + "assistant" + _H_CH + "commentary to=functions.get_weather" + _H_CO + "json" + _H_MSG
+        + '{"a": [1, 2}' + _H_CALL + _H_START + "assistant" + _H_CH + "final" + _H_MSG + "cut <|ret",
+    ))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

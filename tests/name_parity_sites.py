@@ -81,13 +81,17 @@ srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._uses_requi
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses.create_responses | passed | BeamToolAdapter.from_request(request, tool_call_parser=self.tool_call_parser) | 1
 srt/function_call/function_call_parser.py | FunctionCallParser.__init__ | lookup | self.ToolCallParserEnum.get(tool_call_parser) | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | compare | get_serving().tool_call_parser == 'gpt-oss' | 1
+srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | literal | 'gpt-oss' | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | passed | tool_close_token_ids(get_serving().tool_call_parser, self.tokenizer) | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm45' | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm47' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'glm45' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k2' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3p5' | 1
+srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'glm45' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k2' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'step3p5' | 1
 srt/parser/response_template.py | tool_close_token_ids | passed | tool_close_tokens(tool_call_parser, tokenizer) | 1
@@ -99,6 +103,7 @@ srt/parser/template_detection.py | <module> | literal | 'deepseekv4' | 1
 srt/parser/template_detection.py | <module> | literal | 'deepseekv41' | 1
 srt/parser/template_detection.py | <module> | literal | 'glm45' | 5
 srt/parser/template_detection.py | <module> | literal | 'glm47' | 2
+srt/parser/template_detection.py | <module> | literal | 'gpt-oss' | 2
 srt/parser/template_detection.py | <module> | literal | 'kimi_k2' | 4
 srt/parser/template_detection.py | <module> | literal | 'minimax-m2' | 1
 srt/parser/template_detection.py | <module> | literal | 'qwen' | 2
@@ -161,10 +166,11 @@ WHY = {
     'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._uses_required_tool_json': 'FunctionCallParser by served name (probe: detector)',
     'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses.create_responses': 'passes the served name to BeamToolAdapter (sees X)',
     'srt/function_call/function_call_parser.py | FunctionCallParser.__init__': 'the class lookup itself: ToolCallParserEnum[X] is ours in every process of a native server (probe: detector)',
-    'srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status': 'gpt-oss check and tool close tokens by served name, in the detokenizer process (probe: close_tokens)',
+    'srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status': 'gpt-oss check (keeps the final <|call|> token) and tool close tokens by served name, in the detokenizer process (probes: gpt_oss_detok, close_tokens)',
     'srt/parser/python_chat_template.py | <module>': "built-in Python chat templates declare builtin parser names for 'auto' (probe: auto)",
-    'srt/parser/reasoning_parser.py | ReasoningParser': "'glm45' is a reasoning-parser name, not the tool parser",
-    'srt/parser/reasoning_parser_names.py | <module>': "'glm45' is a reasoning-parser name, not the tool parser",
+    'srt/parser/reasoning_parser.py | ReasoningParser': "'glm45'/'gpt-oss' are reasoning-parser names, not the tool parser",
+    'srt/parser/reasoning_parser_names.py | <module>': "'glm45'/'gpt-oss' are reasoning-parser names, not the tool parser",
+    'srt/parser/reasoning_parser.py | ReasoningParser.__init__': "'gpt-oss' is the reasoning-parser name (--reasoning-parser gpt-oss forces reasoning): chosen by its own flag, it pairs with gpt-oss_native as with gpt-oss (tests/test_harmony_serving.py)",
     'srt/parser/response_template.py | tool_close_token_ids': 'tool close tokens by name (probe: close_tokens)',
     'srt/parser/response_template.py | tool_close_tokens': 'detector class by name (probe: close_tokens, response_template)',
     'srt/parser/template_detection.py | <module>': "template rules that pick builtin names for 'auto' (probe: auto)",

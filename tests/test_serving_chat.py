@@ -132,6 +132,17 @@ _MINIMAX_M2 = (
     "</minimax:tool_call>"
 )
 
+_HARMONY_CALL = (
+    "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>%s<|call|>"
+)
+# gpt-oss: analysis, a commentary preamble (the content), then the calls
+_GPT_OSS = (
+    "<|channel|>analysis<|message|>The user wants the weather in two cities.<|end|>"
+    "<|start|>assistant<|channel|>commentary<|message|>" + PROSE + "<|end|>"
+    + _HARMONY_CALL % '{"city": "Paris", "days": 3}' + _HARMONY_CALL % '{"city": "São Paulo ☀", "days": 1}'
+)
+_HARMONY_SPECIAL = ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>")
+
 # builtin parser name -> model output in that format (PROSE + EXPECTED_CALLS)
 CANNED = {
     "qwen3_coder": _QWEN3_CODER,
@@ -149,6 +160,7 @@ CANNED = {
     "deepseekv4": _dsml("tool_calls", "invoke", "parameter"),
     "deepseekv41": _dsml(" calls", " invoke", " parameter"),
     "kimi_k2": _KIMI,
+    "gpt-oss": _GPT_OSS,
 }
 
 # builtin names whose serving path cannot be driven with the stub model; their
@@ -192,6 +204,7 @@ SPECIAL_TOKENS = {
     "deepseekv41": ("｜DSML｜",),
     "kimi_k2": ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>",
                 "<|tool_call_end|>", "<|tool_call_argument_begin|>"),
+    "gpt-oss": _HARMONY_SPECIAL,
 }
 
 
@@ -269,6 +282,8 @@ BUILTIN_DIFFS = {
     ("content", "glm45", "bursts"): _PROSE_LOST % "",
 }
 _KEPT_NL = "the template's newline before the call block is kept as content, one-shot and streamed ('...weather.\\n')"
+BUILTIN_DIFFS[("calls", "gpt-oss", "bursts")] = (
+    "a burst holding the end of one call and the whole next call: the second call is never sent")
 for _b in ("qwen3_coder", "step3p5", "minimax-m2"):
     for _c in ("tokens", "bursts"):
         BUILTIN_DIFFS[("content", _b, _c)] = _KEPT_NL

@@ -156,6 +156,24 @@ def render_minimax_m2(prose: str, calls: Sequence[Call]) -> str:
     return (prose + "\n" if prose else "") + "<minimax:tool_call>\n" + invokes + "</minimax:tool_call>"
 
 
+_HARMONY = ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>")
+
+
+def render_gpt_oss(prose: str, calls: Sequence[Call]) -> str:
+    """gpt-oss (OpenAI Harmony): an analysis message, then the prose as a
+    commentary preamble and one `<|start|>assistant<|channel|>commentary
+    to=functions.NAME <|constrain|>json<|message|>{...}<|call|>` per call;
+    without calls the prose is the final answer (its <|return|> is a stop
+    token the server trims)."""
+    head = "<|channel|>analysis<|message|>Let me work out what to do.<|end|>"
+    if not calls:
+        return head + "<|start|>assistant<|channel|>final<|message|>" + prose
+    pre = "<|start|>assistant<|channel|>commentary<|message|>%s<|end|>" % prose if prose else ""
+    return head + pre + "".join(
+        "<|start|>assistant<|channel|>commentary to=functions.%s <|constrain|>json<|message|>%s<|call|>"
+        % (n, _dumps(a)) for n, a in calls)
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -169,6 +187,7 @@ RENDERERS: Dict[str, Renderer] = {
     "hermes": render_hermes,
     "glm45": render_glm45,
     "glm47": render_glm47,
+    "gpt_oss": render_gpt_oss,
 }
 
 
@@ -305,6 +324,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "deepseekv3": _DS_TOKENS,
     "deepseekv31": _DS_TOKENS,
     "kimi_k2": _KIMI_SECTION + _KIMI_CALL,
+    "gpt_oss": _HARMONY,
 }
 
 
