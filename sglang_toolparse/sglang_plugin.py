@@ -304,6 +304,9 @@ def register() -> None:
     # never call load_plugins(); route them through a module that does
     os.environ.setdefault(APP_PATH_ENV, APP_PATH)
     _register_hooks()
+    from sglang_toolparse import serving_hooks
+
+    serving_hooks.install()  # non-stream finish_reason of incomplete calls (lazy)
     module = sys.modules.get(FCP_MODULE)
     if module is not None:
         _install_detectors(module)
