@@ -203,21 +203,28 @@ static void end_invoke(tp_parser *p)
     tp_buf_shrink(&p->pending, 1u << 16);
 }
 
-static void start_block(tp_parser *p)
+/* in_block: the opener came inside a block, after a call (p->have_name
+ * marks it while in M_OPEN): if no invoke follows, it was the model closing
+ * the block with a second opener, markup that is dropped, not prose. */
+static void start_block(tp_parser *p, int in_block)
 {
     p->mode = M_OPEN;
     p->fstate = 0; /* bytes of invoke_open matched */
+    p->have_name = (uint8_t)in_block;
     tp_buf_clear(&p->pending);
 }
 
-/* A block opener that turned out not to start a call: it, the blanks after
- * it and the matched part of an invoke opener are text, scanned as text. */
+/* A block opener that turned out not to start a call: it (unless it closed
+ * a block, see start_block), the blanks after it and the matched part of an
+ * invoke opener are text, scanned as text. */
 static void not_a_call(tp_parser *p, const xml_spelling *sp)
 {
     int match;
     p->mode = M_TEXT;
     p->node = 0;
-    tp_text(p, (const uint8_t *)sp->block_open, strlen(sp->block_open));
+    if (!p->have_name)
+        tp_text(p, (const uint8_t *)sp->block_open, strlen(sp->block_open));
+    p->have_name = 0;
     tp_text(p, p->pending.data, p->pending.len);
     tp_buf_clear(&p->pending);
     /* an invoke opener prefix cannot hold a whole block opener: no match */
@@ -250,6 +257,7 @@ static size_t open_bytes(tp_parser *p, const xml_spelling *sp, const uint8_t *s,
         }
         i++;
         if (++p->fstate == iol) {
+            p->have_name = 0;
             invoke_begins(p, off + i - iol);
             return i;
         }
@@ -452,7 +460,7 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
         case M_TEXT:
             i += tp_scan_text(p, &sp->text_m, s + i, n - i, &match);
             if (match == 0)
-                start_block(p);
+                start_block(p, 0);
             break;
         case M_OPEN:
             i += open_bytes(p, sp, s + i, n - i, off);
@@ -464,7 +472,7 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
             } else if (match == B_BLOCK_END) {
                 p->mode = M_TEXT;
             } else if (match == B_BLOCK) {
-                start_block(p);
+                start_block(p, 1);
             }
             break;
         case M_NAME:
@@ -484,7 +492,7 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
                 if (match == I_INVOKE)
                     invoke_begins(p, p->base + i - strlen(sp->invoke_open));
                 else if (match == I_BLOCK)
-                    start_block(p);
+                    start_block(p, 1);
             }
             break;
         case M_KEY:

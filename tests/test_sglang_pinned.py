@@ -194,7 +194,8 @@ def test_sglang_glm45_keeps_text_after_a_call_without_separator():
 def test_call_cut_off_at_end_is_not_re_sent_as_text(fmt):
     """A call the stream ends inside has already reached the client as a
     tool-call delta (name, arguments so far); finish() reports it (logged,
-    counted) and does not also release its markup as content. Newer SGLang
+    counted), sends what closes its arguments into JSON, and does not also
+    release its markup as content. Newer SGLang
     (test_hermes_detector_finish.py::test_partial_tool_call_at_end_is_flushed)
     flushes the raw text at finish(); SGLang 0.5.23, whose serving layer
     this plugs into, returns nothing either."""
@@ -202,8 +203,12 @@ def test_call_cut_off_at_end_is_not_re_sent_as_text(fmt):
     det = NATIVE[fmt]()
     det.parse_streaming_increment(text, TOOLS)
     r = det.finish(TOOLS)
-    assert r.normal_text == "" and r.calls == []
+    # only what closes the arguments already sent (issue 18.2: as the
+    # one-shot parse gives them), no markup, no name again
+    assert r.normal_text == "" and [(c.tool_index, c.name, c.parameters) for c in r.calls] == [(0, None, '"}')]
     assert 0 in det.incomplete_tool_call_indices
+    one = NATIVE[fmt]().detect_and_parse(text, TOOLS)
+    assert (one.normal_text, [(c.name, c.parameters) for c in one.calls]) == ("hi", [("get_weather", '{"city": "P"}')])
 
 
 # ---- 5. DSML non-string parameter values ---------------------------------------------
