@@ -202,11 +202,13 @@ def test_undeclared_tool_dropped(impl, monkeypatch):
 
 def test_malformed_arguments():
     """SGLang hands argument text that is not JSON to the client as the
-    call's arguments; we drop the call with a json_syntax error (the client
-    cannot run it) and keep the others (docs/PARSERS.md)."""
+    call's arguments; we stop the call at the json_syntax error: one-shot
+    it is what streaming sent of it (the arguments up to the break, an
+    incomplete call: finish_reason stays "stop"), never the broken text,
+    and the others are kept (docs/PARSERS.md)."""
     response = B + CB + "functions.search:0" + A + '{"q": tru}' + CE + CB + "functions.search:1" + A + "{}" + CE + E
     assert oneshot(BUILTIN, response) == ("", [("search", '{"q": tru}'), ("search", "{}")])
-    assert oneshot(NATIVE, response) == ("", [("search", "{}")])
+    assert oneshot(NATIVE, response) == ("", [("search", '{"q": '), ("search", "{}")])
 
 
 def test_undeclared_tool_forwarded_under_env(monkeypatch):
