@@ -137,7 +137,10 @@ int tp_fmt_dsml_init(void)
 {
     str_tables_init();
     for (int v = 0; v < NBLOCK; v++) {
-        snprintf(SPELL[T_BOT][v], 48, "<" DSML "%s>", BLOCKS[v]);
+        /* the block opener without its `>`: a model that leaves the `>` out
+         * still opened the block (a `>` that follows is skipped with the
+         * other markup between invokes), and no part of it is text */
+        snprintf(SPELL[T_BOT][v], 48, "<" DSML "%s", BLOCKS[v]);
         snprintf(SPELL[T_EOT][v], 48, "</" DSML "%s>", BLOCKS[v]);
     }
     for (int v = 0; v < NTAG; v++) {
