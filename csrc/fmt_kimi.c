@@ -102,6 +102,8 @@ static size_t scan_into(tp_parser *p, const uint8_t *s, size_t n, tp_buf *dst, i
 
 static void begin_call(tp_parser *p, uint64_t off)
 {
+    if (!p->raw_on) /* (a section's first call: recorded from the section's token) */
+        tp_raw_begin(p, CALL_BEGIN, sizeof CALL_BEGIN - 1, (size_t)(off - p->base));
     p->call_off = off;
     p->mode = K_HEAD;
     p->node = 0;
@@ -115,6 +117,7 @@ static void begin_call(tp_parser *p, uint64_t off)
 
 static void call_over(tp_parser *p)
 {
+    tp_raw_end(p); /* no call is open */
     p->mode = p->first ? K_BLOCK : K_TEXT;
     p->node = 0;
     p->after_call = 1;
@@ -123,6 +126,7 @@ static void call_over(tp_parser *p)
 /* A marker seen where no call, or an incomplete one, was open. */
 static void on_marker(tp_parser *p, int match, uint64_t off)
 {
+    tp_raw_end(p); /* a call open here was complete or reported */
     if (match == M_CALL_BEGIN) {
         begin_call(p, off);
     } else if (match == M_SECTION_END) {
@@ -140,6 +144,7 @@ static void on_marker(tp_parser *p, int match, uint64_t off)
  * call or section token, is skipped. */
 static void skip_call(tp_parser *p)
 {
+    tp_raw_end(p); /* the call was dropped (and reported) */
     p->mode = K_SKIP;
     p->node = 0;
 }
@@ -423,10 +428,12 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
             int match;
             i += tp_scan_text(p, &all_m, s + i, n - i, &match);
             if (match == M_SECTION_BEGIN) {
+                tp_raw_begin(p, SECTION_BEGIN, sizeof SECTION_BEGIN - 1, i);
                 tp_text_call_starts(p);
                 p->first = 1;
                 p->mode = K_BLOCK;
             } else if (match == M_CALL_BEGIN) {
+                tp_raw_begin(p, CALL_BEGIN, sizeof CALL_BEGIN - 1, i);
                 tp_text_call_starts(p);
                 p->first = 0;
                 begin_call(p, p->base + i);
@@ -447,6 +454,7 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
             int match, over = 0;
             i += scan_into(p, s + i, n - i, &p->name, &match, &over);
             if (over) {
+                tp_raw_end(p);
                 tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
                 if (match < 0) {
                     /* keep a partial token: K_SKIP must see it complete */

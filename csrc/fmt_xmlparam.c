@@ -222,6 +222,7 @@ static void not_a_call(tp_parser *p, const xml_spelling *sp)
     int match;
     p->mode = M_TEXT;
     p->node = 0;
+    tp_raw_end(p);
     if (!p->have_name)
         tp_text(p, (const uint8_t *)sp->block_open, strlen(sp->block_open));
     p->have_name = 0;
@@ -459,8 +460,10 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
         switch (p->mode) {
         case M_TEXT:
             i += tp_scan_text(p, &sp->text_m, s + i, n - i, &match);
-            if (match == 0)
+            if (match == 0) {
+                tp_raw_begin(p, sp->block_open, strlen(sp->block_open), i);
                 start_block(p, 0);
+            }
             break;
         case M_OPEN:
             i += open_bytes(p, sp, s + i, n - i, off);
@@ -468,10 +471,12 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
         case M_BLOCK:
             i += scan(p, &sp->block_m, s + i, n - i, &match, block_text, off);
             if (match == B_INVOKE) {
+                tp_raw_begin(p, sp->invoke_open, strlen(sp->invoke_open), i);
                 invoke_begins(p, p->base + i - strlen(sp->invoke_open));
             } else if (match == B_BLOCK_END) {
                 p->mode = M_TEXT;
             } else if (match == B_BLOCK) {
+                tp_raw_begin(p, sp->block_open, strlen(sp->block_open), i);
                 start_block(p, 1);
             }
             break;
@@ -489,10 +494,13 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
                 end_invoke(p);
                 p->mode = match == I_INVOKE_END ? M_BLOCK : M_TEXT;
                 p->fstate = 0;
-                if (match == I_INVOKE)
+                if (match == I_INVOKE) {
+                    tp_raw_begin(p, sp->invoke_open, strlen(sp->invoke_open), i);
                     invoke_begins(p, p->base + i - strlen(sp->invoke_open));
-                else if (match == I_BLOCK)
+                } else if (match == I_BLOCK) {
+                    tp_raw_begin(p, sp->block_open, strlen(sp->block_open), i);
                     start_block(p, 1);
+                }
             }
             break;
         case M_KEY:
@@ -544,13 +552,12 @@ static void xml_finish(tp_parser *p)
             tp_release_held(p, &sp->block_m);
         p->node = 0;
         break;
-    default: /* end of stream inside an invoke */
+    default: /* end of stream inside an invoke: reported; one not announced yet is text */
         p->node = 0;
-        if (p->cur >= 0 && !p->discard)
+        if (!p->discard)
             tp_call_unterminated(p);
-        else if (!p->discard)
-            tp_ev_error(p, TP_ERR_UNTERMINATED, p->base, -1, p->name.data, p->name.len);
-        p->after_call = 1;
+        else
+            p->after_call = 1;
         break;
     }
     tp_text_finish(p);
