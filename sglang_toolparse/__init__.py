@@ -10,7 +10,7 @@ Standalone use (no SGLang needed)::
             ...                               # Text / CallStart / ArgsDelta / CallEnd / ParseError
     tail = p.finish()
 
-    result = parse("hermes", full_text, tools) # .text, .calls, .errors
+    result = parse("hermes", full_text, tools) # .text, .calls (c.complete), .errors
 """
 from sglang_toolparse._core import (
     DEFAULT_LIMITS,
