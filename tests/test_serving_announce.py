@@ -125,3 +125,14 @@ def test_marker_in_prose_is_content(parser):
     text = "Use the <tool_call> tag like this. Then wrap the JSON object."
     assert _stream(parser, text) == (text, [], "stop")
     assert _oneshot(parser, text) == (text, [], "stop")
+
+
+@pytest.mark.parametrize("parser,text", [
+    ("qwen3_coder_native", "Turning it on. <tool_call>\n<function=lookup"),
+    ("qwen25_native", 'Turning it on. <tool_call>\n{"name": "look'),
+])
+def test_cut_off_before_it_began_is_content(parser, text):
+    """A call the output ended in before it was announced sent nothing: its
+    text is content, streamed and not, and no call (issue 18.2)."""
+    assert _stream(parser, text) == (text, [], "stop")
+    assert _oneshot(parser, text) == (text, [], "stop")
