@@ -279,3 +279,13 @@ def test_long_argument_streams(fcp):
     d = NATIVE()
     pieces = sum(1 for c in chunks for it in d.parse_streaming_increment(c, TOOLS).calls if it.parameters)
     assert pieces > 100
+
+
+@both("SGLang's kimi_k2 detector drops, without a trace, calls whose id the model misspelled "
+      "(functionsNAME5, functions.NAME5, callNNNNN; sglang#21377, #25362)")
+def test_misspelled_ids_name_the_tool(impl):
+    response = (B + CB + "functionssearch7" + A + '{"q": 1}' + CE + CB + "functions.search8" + A + '{"q": 2}' + CE
+                + E + "Done.")
+    calls = [("search", '{"q": 1}'), ("search", '{"q": 2}')]
+    assert oneshot(impl, response) == ("Done.", calls)
+    assert stream(impl, special_aware(response)) == ("Done.", calls)
