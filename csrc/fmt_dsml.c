@@ -131,7 +131,10 @@ static int tagset_build(tagset *t, const int *kinds, const int *as, int nk)
 int tp_fmt_dsml_init(void)
 {
     for (int v = 0; v < NBLOCK; v++) {
-        snprintf(SPELL[T_BOT][v], 48, "<" DSML "%s>", BLOCKS[v]);
+        /* the block opener without its `>`: a model that leaves the `>` out
+         * still opened the block (a `>` that follows is skipped with the
+         * other markup between invokes), and no part of it is text */
+        snprintf(SPELL[T_BOT][v], 48, "<" DSML "%s", BLOCKS[v]);
         snprintf(SPELL[T_EOT][v], 48, "</" DSML "%s>", BLOCKS[v]);
     }
     for (int v = 0; v < NTAG; v++) {
@@ -294,8 +297,12 @@ static void nonstr_done(tp_parser *p)
 
 /* ---- invoke lifecycle ---- */
 
-static void new_invoke(tp_parser *p)
+/* An invoke tag: pattern `pat` of matcher `m`, ending at chunk index `at`
+ * (recorded from there, unless the block's opener already started it). */
+static void new_invoke(tp_parser *p, const tp_matcher *m, int pat, size_t at)
 {
+    if (!p->raw_on && pat >= 0)
+        tp_raw_begin(p, m->pats[pat], m->patlen[pat], at);
     p->mode = D_INV_WS;
     p->fstate = 0;
     p->node = 0;
@@ -304,6 +311,7 @@ static void new_invoke(tp_parser *p)
 
 static void invoke_over(tp_parser *p)
 {
+    tp_raw_end(p); /* no call is open */
     p->mode = p->first ? D_BLOCK : D_TEXT;
     p->node = 0;
     p->after_call = 1;
@@ -311,6 +319,7 @@ static void invoke_over(tp_parser *p)
 
 static void block_over(tp_parser *p)
 {
+    tp_raw_end(p);
     p->first = 0;
     p->mode = D_TEXT;
     p->node = 0;
@@ -319,6 +328,7 @@ static void block_over(tp_parser *p)
 
 static void skip_invoke(tp_parser *p)
 {
+    tp_raw_end(p); /* the invoke was dropped (and reported) */
     p->mode = D_SKIP;
     p->node = 0;
     tp_buf_clear(&p->pending);
@@ -407,15 +417,18 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
         case D_TEXT: {
             int match;
             i += tp_scan_text(p, &t->text.m, s + i, n - i, &match);
+            int pat = match;
             match = kind_of(&t->text, match);
             if (match == X_BOT) {
+                tp_raw_begin(p, t->text.m.pats[pat], t->text.m.patlen[pat], i);
                 tp_text_call_starts(p);
                 p->first = 1;
                 p->mode = D_BLOCK;
             } else if (match == X_INV_START) {
+                tp_raw_begin(p, t->text.m.pats[pat], t->text.m.patlen[pat], i);
                 tp_text_call_starts(p);
                 p->first = 0;
-                new_invoke(p);
+                new_invoke(p, &t->text.m, -1, i);
             } /* stray end tags are markup: dropped */
             break;
         }
@@ -426,6 +439,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             size_t junk_at = 0;
             size_t k = tp_scan_skip(p, &t->tag.m, s + i, n - i, &match, &junk, &junk_at);
             size_t mlen = match >= 0 ? t->tag.m.patlen[match] : 0;
+            int pat = match;
             match = kind_of(&t->tag, match);
             if (p->mode == D_AFTER_JSON && !p->trailing_reported &&
                 (junk || match == K_PARAM_START || match == K_PARAM_END)) {
@@ -437,7 +451,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             }
             i += k;
             if (match == K_INV_START) {
-                new_invoke(p);
+                new_invoke(p, &t->tag.m, pat, i);
             } else if (match == K_EOT) {
                 block_over(p);
             } else if (match == K_INV_END && p->mode != D_BLOCK) {
@@ -602,6 +616,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             int match, junk;
             size_t junk_at;
             i += tp_scan_skip(p, &t->tag.m, s + i, n - i, &match, &junk, &junk_at);
+            int pat = match;
             match = kind_of(&t->tag, match);
             if (junk)
                 p->discard = 1; /* prose around parameters: ignored */
@@ -616,7 +631,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
                 break;
             case K_INV_START: /* a missing end tag: tolerated */
                 finish_invoke(p, p->base + i);
-                new_invoke(p);
+                new_invoke(p, &t->tag.m, pat, i);
                 break;
             case K_EOT:
                 finish_invoke(p, p->base + i);

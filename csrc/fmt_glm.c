@@ -84,6 +84,8 @@ static void args_lit(tp_parser *p, const char *s)
  * held by the text layer. */
 static void start_call(tp_parser *p, uint64_t off)
 {
+    /* the tag ended at chunk index off + TAG_LEN - base: recorded from there */
+    tp_raw_begin(p, "<tool_call>", TAG_LEN, (size_t)(off + TAG_LEN - p->base));
     p->mode = M_NAME;
     p->have_name = 0; /* a blank followed the name's first bytes */
     p->have_args = 0; /* ... and then more of it: the tag was prose */
@@ -317,6 +319,7 @@ static void prose_tag(tp_parser *p)
     const uint8_t *held = tp_matcher_path(&name_m, p->node, &hl);
     int match;
     p->node = 0;
+    tp_raw_end(p);
     tp_text(p, (const uint8_t *)"<tool_call>", TAG_LEN);
     tp_text(p, p->pending.data, p->pending.len);
     tp_buf_clear(&p->pending);

@@ -52,6 +52,8 @@ int tp_fmt_jsontag_init(void)
  * the next byte shows whether it opens a call object */
 static void start_call(tp_parser *p, uint64_t off)
 {
+    /* the tag ended at chunk index off + TAG_LEN - base: recorded from there */
+    tp_raw_begin(p, "<tool_call>", TAG_LEN, (size_t)(off + TAG_LEN - p->base));
     p->mode = M_OPEN;
     p->call_off = off;
     p->discard = 0;
@@ -144,6 +146,7 @@ static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
                 i++;
             } else {
                 /* not a call: the tag and what followed it are prose */
+                tp_raw_end(p);
                 tp_text(p, (const uint8_t *)"<tool_call>", TAG_LEN);
                 tp_text(p, p->pending.data, p->pending.len);
                 tp_buf_clear(&p->pending);

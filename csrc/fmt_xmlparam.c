@@ -203,21 +203,29 @@ static void end_invoke(tp_parser *p)
     tp_buf_shrink(&p->pending, 1u << 16);
 }
 
-static void start_block(tp_parser *p)
+/* in_block: the opener came inside a block, after a call (p->have_name
+ * marks it while in M_OPEN): if no invoke follows, it was the model closing
+ * the block with a second opener, markup that is dropped, not prose. */
+static void start_block(tp_parser *p, int in_block)
 {
     p->mode = M_OPEN;
     p->fstate = 0; /* bytes of invoke_open matched */
+    p->have_name = (uint8_t)in_block;
     tp_buf_clear(&p->pending);
 }
 
-/* A block opener that turned out not to start a call: it, the blanks after
- * it and the matched part of an invoke opener are text, scanned as text. */
+/* A block opener that turned out not to start a call: it (unless it closed
+ * a block, see start_block), the blanks after it and the matched part of an
+ * invoke opener are text, scanned as text. */
 static void not_a_call(tp_parser *p, const xml_spelling *sp)
 {
     int match;
     p->mode = M_TEXT;
     p->node = 0;
-    tp_text(p, (const uint8_t *)sp->block_open, strlen(sp->block_open));
+    tp_raw_end(p);
+    if (!p->have_name)
+        tp_text(p, (const uint8_t *)sp->block_open, strlen(sp->block_open));
+    p->have_name = 0;
     tp_text(p, p->pending.data, p->pending.len);
     tp_buf_clear(&p->pending);
     /* an invoke opener prefix cannot hold a whole block opener: no match */
@@ -250,6 +258,7 @@ static size_t open_bytes(tp_parser *p, const xml_spelling *sp, const uint8_t *s,
         }
         i++;
         if (++p->fstate == iol) {
+            p->have_name = 0;
             invoke_begins(p, off + i - iol);
             return i;
         }
@@ -451,8 +460,10 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
         switch (p->mode) {
         case M_TEXT:
             i += tp_scan_text(p, &sp->text_m, s + i, n - i, &match);
-            if (match == 0)
-                start_block(p);
+            if (match == 0) {
+                tp_raw_begin(p, sp->block_open, strlen(sp->block_open), i);
+                start_block(p, 0);
+            }
             break;
         case M_OPEN:
             i += open_bytes(p, sp, s + i, n - i, off);
@@ -460,11 +471,13 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
         case M_BLOCK:
             i += scan(p, &sp->block_m, s + i, n - i, &match, block_text, off);
             if (match == B_INVOKE) {
+                tp_raw_begin(p, sp->invoke_open, strlen(sp->invoke_open), i);
                 invoke_begins(p, p->base + i - strlen(sp->invoke_open));
             } else if (match == B_BLOCK_END) {
                 p->mode = M_TEXT;
             } else if (match == B_BLOCK) {
-                start_block(p);
+                tp_raw_begin(p, sp->block_open, strlen(sp->block_open), i);
+                start_block(p, 1);
             }
             break;
         case M_NAME:
@@ -481,10 +494,13 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
                 end_invoke(p);
                 p->mode = match == I_INVOKE_END ? M_BLOCK : M_TEXT;
                 p->fstate = 0;
-                if (match == I_INVOKE)
+                if (match == I_INVOKE) {
+                    tp_raw_begin(p, sp->invoke_open, strlen(sp->invoke_open), i);
                     invoke_begins(p, p->base + i - strlen(sp->invoke_open));
-                else if (match == I_BLOCK)
-                    start_block(p);
+                } else if (match == I_BLOCK) {
+                    tp_raw_begin(p, sp->block_open, strlen(sp->block_open), i);
+                    start_block(p, 1);
+                }
             }
             break;
         case M_KEY:
@@ -536,13 +552,12 @@ static void xml_finish(tp_parser *p)
             tp_release_held(p, &sp->block_m);
         p->node = 0;
         break;
-    default: /* end of stream inside an invoke */
+    default: /* end of stream inside an invoke: reported; one not announced yet is text */
         p->node = 0;
-        if (p->cur >= 0 && !p->discard)
+        if (!p->discard)
             tp_call_unterminated(p);
-        else if (!p->discard)
-            tp_ev_error(p, TP_ERR_UNTERMINATED, p->base, -1, p->name.data, p->name.len);
-        p->after_call = 1;
+        else
+            p->after_call = 1;
         break;
     }
     tp_text_finish(p);

@@ -70,6 +70,19 @@ int tp_call_json_args(tp_parser *p, const uint8_t *s, size_t n, size_t *used);
 /* End of stream inside a call: drops what it held, reports "unterminated". */
 void tp_call_unterminated(tp_parser *p);
 
+/* Raw text of a call before its announcement (see struct tp_parser).
+ * tp_raw_begin: a call's first marker (its text `marker`) ended at index
+ * `at` of the chunk being fed; recording starts with the whitespace held
+ * before it. tp_call_announce, tp_call_open's refusals and tp_call_fail end
+ * it; tp_raw_end ends it where a format finds the marker started no call.
+ * tp_call_release_raw: at the end of the stream, a call that was never
+ * announced is text; returns 1 if it released it, 0 if there was none (or
+ * it was over the limit). */
+void tp_raw_begin(tp_parser *p, const char *marker, size_t mlen, size_t at);
+void tp_raw_end(tp_parser *p);
+void tp_raw_chunk_end(tp_parser *p, const uint8_t *data, size_t n);
+int tp_call_release_raw(tp_parser *p);
+
 /* The parser's tools: its own (tp_parser_add_tool) or a shared compiled list. */
 const tp_tools *tp_parser_tools(const tp_parser *p);
 

@@ -97,6 +97,7 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
     tp_buf_init(&p->callname, p->lim.max_name);
     tp_buf_init(&p->callid, p->lim.max_name);
     tp_buf_init(&p->pending, p->lim.max_buffer);
+    tp_buf_init(&p->raw, p->lim.max_buffer);
     return 0;
 }
 
@@ -112,6 +113,7 @@ void tp_parser_free(tp_parser *p)
     tp_buf_free(&p->callname);
     tp_buf_free(&p->callid);
     tp_buf_free(&p->pending);
+    tp_buf_free(&p->raw);
     tp_tools_free(&p->own);
     p->shared = NULL;
 }
@@ -137,7 +139,9 @@ int tp_parser_feed(tp_parser *p, const uint8_t *data, size_t n)
         return -1;
     if (p->finished || n == 0)
         return 0;
+    p->raw_at = 0;
     p->fmt->feed(p, data, n);
+    tp_raw_chunk_end(p, data, n);
     p->base += n;
     return p->oom ? -1 : 0;
 }

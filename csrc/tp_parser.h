@@ -110,6 +110,15 @@ struct tp_parser {
 
     int32_t tool_id; /* declared tool of the open call, -1 if none */
     const tp_type_rules *rules; /* the format's value typing (tp_rules_for) */
+
+    /* The model's text of a call not announced yet, from its first marker
+     * (with the whitespace held before it): if the stream ends before the
+     * announcement, it is released as text (tp_raw_*, tp_calls.c). Bounded
+     * by lim.max_buffer (past it, raw_over: the cut-off call is reported
+     * "unterminated" instead). */
+    tp_buf raw;
+    uint8_t raw_on, raw_over;
+    size_t raw_at; /* where recording resumes in the chunk being fed */
 };
 
 /* Kinds of declared parameters (schema-typed formats; every tp_kind of

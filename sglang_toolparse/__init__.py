@@ -11,7 +11,7 @@ Standalone use (no SGLang needed)::
                                               # (gpt-oss: Reasoning)
     tail = p.finish()
 
-    result = parse("hermes", full_text, tools) # .text, .calls, .errors
+    result = parse("hermes", full_text, tools) # .text, .calls (c.complete), .errors
 """
 from sglang_toolparse._core import (
     DEFAULT_LIMITS,

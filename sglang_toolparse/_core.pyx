@@ -453,8 +453,11 @@ cdef class StreamParser:
 
     def parse_all(self, text):
         """One-shot: feeds `text` and ends the stream in one call. Returns
-        the Text, CallEnd and ParseError events (no CallStart or ArgsDelta:
-        each call's arguments are built once, for its CallEnd)."""
+        the Text, CallEnd and ParseError events (each complete call's
+        arguments are built once, for its CallEnd). A call that began and
+        then broke or was cut off appears as streaming showed it: its
+        CallStart and one ArgsDelta with the arguments sent so far (none if
+        nothing was), then its ParseError."""
         cdef list res
         if type(text) is not str:
             if not isinstance(text, str):
@@ -617,6 +620,8 @@ cdef class StreamParser:
                 pe.offset = e.offset
                 pe.detail = self._text_at(e.start, e.len)
                 if e.call >= 0:
+                    if oneshot:  # the incomplete call, as streaming showed it
+                        self._incomplete(res, e.call)
                     self._args = []
                     if self._conv is not None and self._conv_call >= 0:
                         self._conv.reset()
@@ -624,6 +629,24 @@ cdef class StreamParser:
                     self._whole = False
                 res.append(pe)
         return res
+
+    cdef void _incomplete(self, list res, int index):
+        """One-shot: a call that began (CallStart) and ended with an error is
+        reported as streaming reported it: its CallStart and the arguments
+        sent so far (one ArgsDelta, none when nothing was sent), before the
+        error. A cut-off call is never lost one-shot nor made complete."""
+        cdef CallStart cs = CallStart.__new__(CallStart)
+        cdef ArgsDelta ad
+        cdef str s = "".join(self._args)
+        cs.index = index
+        cs.name = self._name
+        cs.id = self._id
+        res.append(cs)
+        if s:
+            ad = ArgsDelta.__new__(ArgsDelta)
+            ad.index = index
+            ad.delta = s
+            res.append(ad)
 
     cdef void _add_args(self, list res, int index, str delta):
         cdef ArgsDelta ad

@@ -9,7 +9,7 @@ from operator import is_
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from sglang_toolparse import _core
-from sglang_toolparse._core import CallEnd, ParseError, Text
+from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
 from sglang_toolparse.tool_specs import tool_entries
 
 # Names accepted by StreamParser/parse besides the core's own format names.
@@ -238,30 +238,65 @@ class StreamParser(_core.StreamParser):
 
 
 class ToolCall(NamedTuple):
+    """One call of a response. `complete` is False for a call that began
+    (its name and arguments were streamed) but was cut off (end of stream:
+    max_tokens, a stop string) or broke (malformed markup): `arguments` is
+    then the JSON text as far as it was generated, exactly what streaming
+    sent (a prefix of valid JSON, usually not valid JSON itself), and the
+    call's ParseError is in `errors`. Never execute an incomplete call."""
+
     index: int
     name: str
-    arguments: str  # JSON text
+    arguments: str  # JSON text (complete calls); the arguments so far otherwise
     id: Optional[str] = None  # the call id the model wrote (kimi_k2), else None
+    complete: bool = True
 
 
 class ParseResult(NamedTuple):
     text: str
-    calls: List[ToolCall]
+    calls: List[ToolCall]  # in index order, incomplete ones included (complete=False)
     errors: List[ParseError]
+
+    @property
+    def complete_calls(self) -> List[ToolCall]:
+        """The calls that ended well-formed (safe to execute)."""
+        return [c for c in self.calls if c.complete]
 
 
 def collect(events: Iterable[_core.Event]) -> ParseResult:
-    """Folds a sequence of events into text, complete calls and errors."""
+    """Folds a sequence of events (streamed, or parse_all's) into text,
+    calls and errors. The same input gives the same result either way: a
+    call that began and then ended with a ParseError is a ToolCall with
+    complete=False and the arguments its ArgsDelta events carried."""
     text: List[str] = []
     calls: List[ToolCall] = []
     errors: List[ParseError] = []
+    open_: Dict[int, Tuple[int, List[str]]] = {}  # index -> (position in calls, deltas)
     for ev in events:
-        if isinstance(ev, Text):
+        t = type(ev)
+        if t is Text:
             text.append(ev.text)
-        elif isinstance(ev, CallEnd):
-            calls.append(ToolCall(ev.index, ev.name, ev.arguments, ev.id))
-        elif isinstance(ev, ParseError):
+        elif t is ArgsDelta:
+            got = open_.get(ev.index)
+            if got is not None:
+                got[1].append(ev.delta)
+        elif t is CallStart:
+            open_[ev.index] = (len(calls), [])
+            calls.append(ToolCall(ev.index, ev.name, "", ev.id, False))
+        elif t is CallEnd:
+            got = open_.pop(ev.index, None)
+            call = ToolCall(ev.index, ev.name, ev.arguments, ev.id)
+            if got is None:
+                calls.append(call)
+            else:
+                calls[got[0]] = call
+        elif t is ParseError:
             errors.append(ev)
+            got = open_.pop(ev.index, None) if ev.index is not None else None
+            if got is not None:
+                calls[got[0]] = calls[got[0]]._replace(arguments="".join(got[1]))
+    for pos, deltas in open_.values():  # events of a stream not yet finished
+        calls[pos] = calls[pos]._replace(arguments="".join(deltas))
     return ParseResult("".join(text), calls, errors)
 
 

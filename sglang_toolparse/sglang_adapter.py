@@ -3,6 +3,8 @@ grammar and structure_info keep working) and replace the parsing methods
 with the native core. Imports SGLang; loaded lazily by the plugin."""
 from __future__ import annotations
 
+import contextvars
+import json
 import logging
 from typing import Any, List, Optional, Tuple
 
@@ -68,6 +70,49 @@ class StreamedArgs(list):
         return list.__repr__(self)
 
 
+# Set by every native one-shot parse (detect_and_parse): whether the result
+# holds an incomplete call. The serving hook (serving_hooks.py) reads it to
+# keep the non-stream finish_reason what the stream's is ("stop", not
+# "tool_calls", for a response whose call was cut off by a stop string or
+# EOS).
+ONESHOT_INCOMPLETE: "contextvars.ContextVar[bool]" = contextvars.ContextVar("toolparse_oneshot_incomplete",
+                                                                           default=False)
+
+
+def closing_suffix(args: str) -> str:
+    """What closes `args`, the JSON text of an incomplete call's arguments
+    as far as they were generated, into a valid JSON object: the open
+    string's quote and the open containers' brackets (`{"a": "xy` -> `"}`).
+    "" when nothing closes it without inventing content (a key without its
+    value, a cut number or escape, a trailing comma) or it is complete."""
+    if not args:
+        return ""
+    stack: List[str] = []
+    in_str = esc = False
+    for ch in args:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]" and stack:
+            stack.pop()
+    if esc:
+        return ""
+    suffix = ('"' if in_str else "") + "".join(reversed(stack))
+    try:
+        value = json.loads(args + suffix)
+    except ValueError:
+        return ""
+    return suffix if isinstance(value, dict) else ""
+
+
 class NativeDetectorMixin:
     """Maps core events onto SGLang's StreamingParseResult and keeps the
     state the serving layer reads (prev_tool_call_arr, streamed_args_for_tool,
@@ -106,6 +151,8 @@ class NativeDetectorMixin:
     def _report(self, err: ParseError) -> None:
         if err.code == "unknown_tool":
             logger.warning("%s: model attempted to call undefined function %r", self.parser_name, err.detail)
+        elif err.index is not None:
+            logger.warning("%s: tool call %d left incomplete: %s", self.parser_name, err.index, err.reason)
         else:
             logger.warning("%s: dropped tool call: %s", self.parser_name, err.reason)
         for obs in ERROR_OBSERVERS:
@@ -158,8 +205,19 @@ class NativeDetectorMixin:
                 if ev.index is not None:
                     self.current_tool_id = ev.index + 1
                     self.current_tool_name_sent = False
+                    self._close_incomplete(ev.index, calls)
                 self._report(ev)
         return StreamingParseResult(normal_text="".join(text), calls=calls)
+
+    def _close_incomplete(self, i: int, calls: List[ToolCallItem]) -> None:
+        """A call that began and broke or was cut off stays incomplete
+        (finish_reason "stop"/"length", never "tool_calls"); the client
+        gets the closing of its arguments where one makes them valid JSON
+        (`{"command": "pwd` + `"}`), as the one-shot result has them."""
+        suffix = closing_suffix(self.streamed_args_for_tool[i])
+        if suffix:
+            self.streamed_args_for_tool.add(i, suffix)
+            calls.append(ToolCallItem(tool_index=i, name=None, parameters=suffix))
 
     # -- SGLang detector interface ----------------------------------------
     def has_tool_call(self, text: str) -> bool:
@@ -196,7 +254,9 @@ class NativeDetectorMixin:
         p = self._new_parser(tools)
         calls: List[ToolCallItem] = []
         normal: List[str] = []
-        for ev in p.parse_all(text):  # one pass; each call's arguments built once
+        started: dict = {}  # index -> (ToolCallItem, argument pieces) of a call not yet ended
+        incomplete = False
+        for ev in p.parse_all(text):  # one pass; each complete call's arguments built once
             t = type(ev)
             if t is Text:
                 normal.append(ev.text)
@@ -204,8 +264,18 @@ class NativeDetectorMixin:
                 calls.append(ToolCallItem(tool_index=ev.index, name=ev.name, parameters=ev.arguments))
                 for obs in CALL_OBSERVERS:
                     obs(self.parser_name, ev)
+            elif t is CallStart:  # a call that then broke or was cut off
+                started[ev.index] = (ToolCallItem(tool_index=ev.index, name=ev.name, parameters=""), [])
+            elif t is ArgsDelta:
+                started[ev.index][1].append(ev.delta)
             elif t is ParseError:
                 self._report(ev)
+                if ev.index in started:
+                    item, pieces = started.pop(ev.index)
+                    item.parameters = "".join(pieces) + closing_suffix("".join(pieces))
+                    calls.append(item)
+                    incomplete = True
+        ONESHOT_INCOMPLETE.set(incomplete)
         return StreamingParseResult(normal_text="".join(normal), calls=calls)
 
     def parse_streaming_increment(self, new_text: str, tools: List[Any]) -> StreamingParseResult:

@@ -366,6 +366,9 @@ def register() -> None:
     # never call load_plugins(); route them through a module that does
     os.environ.setdefault(APP_PATH_ENV, APP_PATH)
     _register_hooks()
+    from sglang_toolparse import serving_hooks
+
+    serving_hooks.install()  # non-stream finish_reason of incomplete calls (lazy)
     pending = False
     for name, install in _on_import().items():
         module = sys.modules.get(name)

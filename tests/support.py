@@ -132,9 +132,10 @@ def check_stream_invariants(events: list) -> None:
 
 
 def summary(events: list):
-    """(text, [(name, arguments)], [error codes]) of an event list."""
+    """(text, [(name, arguments)] of the complete calls, [error codes]) of an
+    event list (incomplete calls: tests/test_lossless.py)."""
     r = collect(events)
-    return r.text, [(c.name, c.arguments) for c in r.calls], [e.code for e in r.errors]
+    return r.text, [(c.name, c.arguments) for c in r.complete_calls], [e.code for e in r.errors]
 
 
 def tools_of(*names: str, schema: Optional[dict] = None) -> List[dict]:

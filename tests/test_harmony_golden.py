@@ -58,7 +58,7 @@ def run(chunks, tools=TOOLS):
 def summary(events):
     r = parse.__globals__["collect"](events)
     reasoning = "".join(e.text for e in events if type(e) is Reasoning)
-    return r.text, reasoning, [(c.name, c.arguments) for c in r.calls], [e.code for e in r.errors]
+    return r.text, reasoning, [(c.name, c.arguments) for c in r.complete_calls], [e.code for e in r.errors]
 
 
 def case(id, text, exp_text, exp_reasoning, exp_calls, errors=(), tools=TOOLS):
