@@ -4,6 +4,7 @@ with the native core. Imports SGLang; loaded lazily by the plugin."""
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any, List, Optional, Tuple
 
 from sglang.srt.environ import envs
@@ -13,8 +14,8 @@ from sglang.srt.function_call.qwen25_detector import Qwen25Detector
 
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
 from sglang_toolparse._core import StreamParser as _CoreParser
-from sglang_toolparse.api import StreamParser
-from sglang_toolparse.tool_specs import usable_tools
+from sglang_toolparse._core import starts_call
+from sglang_toolparse.per_request import builtin_attr, prototype, request_tools
 
 logger = logging.getLogger("sglang_toolparse")
 
@@ -77,28 +78,50 @@ class NativeDetectorMixin:
     _tp_markers: Tuple[str, ...] = ()
     parser_name: str = ""
 
+    # made when first read (see __getattr__): `streamed_args_for_tool`, and
+    # `incomplete_tool_call_indices`: calls whose name was streamed but that
+    # never completed (cut off or broken): SGLang's serving layer then keeps
+    # finish_reason "stop" instead of "tool_calls", as for its own
+    # response-template parser
+    _tp_own = {"streamed_args_for_tool": StreamedArgs, "incomplete_tool_call_indices": set}
+    _tp_lead: str = ""  # what every marker starts with (set per class)
+    # what every token the core reads in text starts with (start markers and
+    # stray end tags, which it drops): a text without it is all text
+    _tp_token_lead: str = "<"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._tp_lead = os.path.commonprefix(list(cls._tp_markers)) if cls._tp_markers else ""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._tp: Optional[StreamParser] = None
-        self.streamed_args_for_tool = StreamedArgs()
-        # calls whose name was streamed but that never completed (cut off or
-        # broken): SGLang's serving layer then keeps finish_reason "stop"
-        # instead of "tool_calls", as for its own response-template parser
-        self.incomplete_tool_call_indices: set = set()
+        # the builtin's state comes from its class's prototype, attribute by
+        # attribute when first read (per_request.py): its regexes are compiled
+        # once per process, and a one-shot request sets up none of it
+        if args or kwargs or prototype(type(self), NativeDetectorMixin) is None:
+            super().__init__(*args, **kwargs)
+            for name, make in self._tp_own.items():
+                setattr(self, name, make())
+        self._tp: Optional[_CoreParser] = None
+        # (text, has_tool_call(text), parsing gives back all of text as text)
+        # for the last text asked about
+        self._tp_seen: Optional[Tuple[str, bool, bool]] = None
+
+    def __getattr__(self, name: str) -> Any:  # only for attributes not set yet
+        return builtin_attr(self, name, self._tp_own)
 
     # -- helpers ---------------------------------------------------------
-    def _new_parser(self, tools: Any) -> StreamParser:
+    def _new_parser(self, tools: Any, forward: Optional[bool] = None) -> _CoreParser:
         # whole tools, not just names: schema-typed formats read
-        # `function.parameters` to type values as SGLang does; the request's
-        # own list when it is usable as it is, so its compiled tools are
-        # found by identity for every parser of the request
-        return StreamParser(
-            self._tp_format,
-            usable_tools(tools),  # never raises: takes what SGLang's serving layer takes
-            forward_unknown=bool(envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get()),
-        )
+        # `function.parameters` to type values as SGLang does; compiled once
+        # per tool list, found by the list's identity for every parser of
+        # the request (request_tools never raises: it takes what SGLang's
+        # serving layer takes)
+        if forward is None:
+            forward = bool(envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get())
+        return _CoreParser(self._tp_format, (), compiled=request_tools(self._tp_format, tools),
+                           forward_unknown=forward)
 
-    def _stream(self, tools: Any) -> StreamParser:
+    def _stream(self, tools: Any) -> _CoreParser:
         if self._tp is None:
             self._tp = self._new_parser(tools)
         return self._tp
@@ -167,36 +190,73 @@ class NativeDetectorMixin:
         well-formed or not (the serving layer then takes the parsed message
         instead of the raw text). A marker that starts no call ("use the
         <tool_call> tag") is prose: False. Decided by the core itself, with
-        every tool name accepted, so it agrees with what parsing does."""
-        starts = [i for i in (text.find(m) for m in self._tp_markers) if i >= 0]
-        if not starts:
+        every tool name accepted, so it agrees with what parsing does; the
+        answer is remembered for this text (SGLang asks again in
+        parse_non_stream)."""
+        seen = self._tp_seen
+        if seen is not None and seen[0] is text:
+            return seen[1]
+        pos = self._tp_first_marker(text)
+        if pos < 0:  # no call can start; plain text unless a stray token (an end tag) is dropped
+            self._tp_seen = (text, False, self._tp_token_lead not in text)
             return False
-        # the core parser itself (no tools, so nothing to compile or type: only
-        # the kinds of events matter), fed the prose before the first marker,
-        # then growing pieces until a call shows (a parse gives the same events
-        # for any split, so stopping there is exact and a long argument is not
-        # read twice by parse_non_stream)
-        p = _CoreParser(self._tp_format, None)
-        pos, step, seen = min(starts), 256, []
-        events = p.feed(text[:pos])
-        while True:
-            seen += events
-            if any(type(ev) is not Text for ev in events):
-                return True
-            if pos >= len(text):
+        # the core (no tools: only the kinds of events matter), the text after
+        # the first marker in small pieces until a call shows: a parse gives
+        # the same events for any split, so stopping there is exact, and a
+        # long argument is not read here as well as by detect_and_parse
+        has = starts_call(self._tp_format, text, pos)
+        self._tp_seen = (text, has, not has)  # not has: all of it came back as text
+        return has
+
+    @classmethod
+    def _tp_first_marker(cls, text: str) -> int:
+        """Where the first of the markers begins in `text`, -1 if none: one
+        search for what they all start with, then a check at each hit."""
+        lead = cls._tp_lead
+        if not lead:
+            return min((i for i in map(text.find, cls._tp_markers) if i >= 0), default=-1)
+        i = text.find(lead)
+        if i < 0 or len(cls._tp_markers) == 1:
+            return i
+        while i >= 0:
+            for m in cls._tp_markers:
+                if text.startswith(m, i):
+                    return i
+            i = text.find(lead, i + 1)
+        return -1
+
+    def _tp_plain(self, text: str) -> Optional[StreamingParseResult]:
+        """The result for a text that parsing gives back whole as text (no
+        marker and no other token in it, or has_tool_call's look at it
+        found no call and every byte came back as text); None when it has
+        to be parsed."""
+        seen = self._tp_seen
+        if seen is not None and seen[0] is text:
+            plain = seen[2]
+        else:
+            plain = self._tp_token_lead not in text and self._tp_first_marker(text) < 0
+        return StreamingParseResult(normal_text=text, calls=[]) if plain else None  # calls given: no copy of the default
+
+    def _tp_parse_all(self, text: str, tools: List[Any]) -> list:
+        """One pass over the whole text. Calls to undeclared tools are
+        forwarded when SGLANG_FORWARD_UNKNOWN_TOOLS is set: read only when
+        the text calls one (then parsed again with forwarding), which
+        gives what a parser made with the flag gives."""
+        events = self._new_parser(tools, forward=False).parse_all(text)
+        for ev in events:
+            if type(ev) is ParseError and ev.code == "unknown_tool":
+                if envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get():
+                    return self._new_parser(tools, forward=True).parse_all(text)
                 break
-            events = p.feed(text[pos:pos + step])
-            pos, step = pos + step, step * 2
-        seen += p.finish()
-        if any(type(ev) is not Text for ev in seen):
-            return True
-        return "".join(ev.text for ev in seen) != text
+        return events
 
     def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
-        p = self._new_parser(tools)
+        plain = self._tp_plain(text)
+        if plain is not None:
+            return plain
         calls: List[ToolCallItem] = []
         normal: List[str] = []
-        for ev in p.parse_all(text):  # one pass; each call's arguments built once
+        for ev in self._tp_parse_all(text, tools):  # one pass; each call's arguments built once
             t = type(ev)
             if t is Text:
                 normal.append(ev.text)

@@ -1,0 +1,137 @@
+"""What one request costs the SGLang adapter, kept small.
+
+SGLang builds a FunctionCallParser, and with it a detector, for every
+request; a non-streaming request then calls has_tool_call and
+detect_and_parse on the whole reply. Three things keep that cheap:
+
+- The builtin detector's state is set up once per class: its `__init__`
+  (tokens, compiled regexes, empty buffers) runs on a prototype the first
+  time a class is built. A detector then reads the prototype's immutable
+  values (strings, numbers, compiled patterns: shared) and gets fresh
+  empty containers where it had them, each when first read (through
+  `__getattr__`, then kept on the detector), so a request that reads none
+  of them (a one-shot parse) sets up nothing. Anything else in the
+  builtin's state (a non-empty or unknown kind of object, a future
+  SGLang's), or arguments to `__init__`, and the builtin's own `__init__`
+  runs as before.
+- The compiled tool list of a request (tool_specs.usable_tools, then
+  api.compiled_tools) is found by one lookup keyed on the list's identity:
+  the same list is passed for every call of a request, and SGLang's tests
+  and benchmarks pass one list to many parsers. (api.compiled_tools still
+  shares a compiled list across requests whose tools are equal.)
+- has_tool_call's answer is remembered for the text it was asked about
+  (SGLang asks twice, then parses); the parse itself runs once.
+
+Imports neither SGLang nor pydantic.
+"""
+from __future__ import annotations
+
+import enum
+import re
+import threading
+from operator import is_
+from typing import Any, Dict, Optional, Tuple
+
+from sglang_toolparse.api import compiled_tools
+from sglang_toolparse.tool_specs import usable_tools
+
+__all__ = ["builtin_attr", "prototype", "request_tools"]
+
+# ---- the builtin detector's state, from a prototype --------------------------
+
+_SHARED = (str, bytes, int, float, complex, type(None), re.Pattern, enum.Enum)
+_FRESH = (list, dict, set)
+_Proto = Tuple[Dict[str, Any], Dict[str, type]]
+# class -> (shared values, {name: container type}), or None when the class's
+# state cannot be shared (its own __init__ then runs every time)
+_protos: Dict[type, Optional[_Proto]] = {}
+
+
+def _immutable(v: Any, depth: int = 0) -> bool:
+    if isinstance(v, _SHARED):
+        return True
+    if type(v) in (tuple, frozenset) and depth < 4:
+        return all(_immutable(x, depth + 1) for x in v)
+    return False
+
+
+def _prototype(cls: type, mixin: type) -> Optional[_Proto]:
+    obj = cls.__new__(cls)
+    try:
+        super(mixin, obj).__init__()  # the builtin's __init__ (what follows `mixin` in the MRO)
+    except Exception:
+        return None
+    shared: Dict[str, Any] = {}
+    fresh: Dict[str, type] = {}
+    for name, value in vars(obj).items():
+        if type(value) in _FRESH and not value:
+            fresh[name] = type(value)
+        elif _immutable(value):
+            shared[name] = value
+        else:
+            return None
+    return shared, fresh
+
+
+def prototype(cls: type, mixin: type) -> Optional[_Proto]:
+    """The state the builtin detector's `__init__` (the one after `mixin`
+    in `cls`'s MRO) sets, taken once per class; None when it cannot be
+    shared (the caller then runs that `__init__`)."""
+    try:
+        return _protos[cls]
+    except KeyError:
+        proto = _protos[cls] = _prototype(cls, mixin)
+        return proto
+
+
+def builtin_attr(obj: Any, name: str, own: Dict[str, Any]) -> Any:
+    """`obj.name` for a detector whose builtin state was not set up: the
+    prototype's value (or a fresh container; `own` maps names to the
+    factories of the adapter's own containers), kept on `obj` from then on,
+    so only the first read of an attribute costs more than a plain read."""
+    proto = _protos.get(type(obj)) if name[:2] != "__" else None
+    if proto is not None:
+        shared, fresh = proto
+        if name in own:
+            value = own[name]()
+        elif name in shared:
+            value = shared[name]
+        elif name in fresh:
+            value = fresh[name]()
+        else:
+            proto = None
+    elif name in own and name[:2] != "__":
+        value = own[name]()
+        proto = own
+    if proto is None:
+        raise AttributeError("%r object has no attribute %r" % (type(obj).__name__, name))
+    obj.__dict__[name] = value
+    return value
+
+
+# ---- the request's compiled tools --------------------------------------------
+
+_CACHE_SIZE = 64
+_lock = threading.Lock()
+# (format, id(tools)) -> (tools, tuple(tools), CompiledTools)
+_by_list: Dict[Tuple[str, int], Tuple[Any, tuple, Any]] = {}
+
+
+def request_tools(fmt: str, tools: Any) -> Any:
+    """The CompiledTools a detector's parser uses for `tools` (what SGLang
+    passes: a list of Tool models, possibly with unusable entries, or
+    None): api.compiled_tools(fmt, usable_tools(tools)), remembered for
+    the same list holding the same objects. As with api.compiled_tools, a
+    tool mutated in place after its first use is not read again."""
+    key = (fmt, id(tools))
+    hit = _by_list.get(key)
+    if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(map(is_, hit[1], tools)):
+        return hit[2]
+    compiled = compiled_tools(fmt, usable_tools(tools))
+    if isinstance(tools, (list, tuple)):
+        with _lock:
+            _by_list.pop(key, None)
+            _by_list[key] = (tools, tuple(tools), compiled)
+            while len(_by_list) > _CACHE_SIZE:
+                del _by_list[next(iter(_by_list))]
+    return compiled

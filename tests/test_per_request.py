@@ -1,0 +1,223 @@
+"""What one request costs the adapter (issue 24.1), checked by counting, not
+timing: a native detector compiles nothing per request and has the
+builtin's state; has_tool_call, asked twice as serving_chat asks, looks at
+the text once and parse_non_stream parses it once; the shortcuts give what
+a full parse gives."""
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+try:
+    from sglang_toolparse import sglang_adapter as ad
+except ImportError as e:  # pragma: no cover - depends on the machine
+    if os.environ.get("TOOLPARSE_REQUIRE_SGLANG") == "1":
+        raise
+    pytest.skip("SGLang not installed: %s" % e, allow_module_level=True)
+
+from format_table import markers, seed_responses
+
+from sglang_toolparse import _core, per_request
+from sglang_toolparse._core import CallEnd, ParseError, Text
+from sglang_toolparse.sglang_plugin import NATIVE_NAMES, _native_class
+
+CLASSES = sorted({row[0] for row in NATIVE_NAMES.values()})
+TOOLS = [{"type": "function", "function": {"name": n, "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}, "q": {"type": "string"}, "n": {"type": "integer"}}}}}
+    for n in ("get_weather", "search", "lookup")]
+
+
+def _cls(name: str) -> type:
+    return getattr(ad, name)
+
+
+def _reference(cls: type):
+    """A detector whose builtin state comes from the builtin's own __init__."""
+    ref = cls.__new__(cls)
+    super(ad.NativeDetectorMixin, ref).__init__()
+    return ref
+
+
+def _fcp():
+    from sglang.srt.entrypoints.openai.protocol import Tool
+    from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+    from sglang_toolparse import sglang_plugin
+
+    sglang_plugin._install_detectors(__import__(sglang_plugin.FCP_MODULE, fromlist=["x"]))
+    return FunctionCallParser, [Tool(**t) for t in TOOLS]
+
+
+@pytest.mark.parametrize("name", CLASSES)
+def test_builtin_state_from_the_prototype(name):
+    cls = _cls(name)
+    ref = _reference(cls)
+    a, b = cls(), cls()
+    assert per_request.prototype(cls, ad.NativeDetectorMixin) is not None  # today's builtins share
+    for attr, value in vars(ref).items():
+        got = getattr(a, attr)
+        if attr == "streamed_args_for_tool":
+            assert isinstance(got, ad.StreamedArgs) and got == value
+            continue
+        assert type(got) is type(value) and got == value, attr
+        if type(value) in (list, dict, set):  # containers are the detector's own
+            assert got is not getattr(b, attr), attr
+    assert isinstance(a.incomplete_tool_call_indices, set)
+    assert a.incomplete_tool_call_indices is not b.incomplete_tool_call_indices
+    with pytest.raises(AttributeError):
+        a.no_such_attribute  # noqa: B018
+    assert not hasattr(a, "__no_such_dunder__")
+
+
+@pytest.mark.parametrize("name", CLASSES)
+def test_nothing_compiled_per_request(name, monkeypatch):
+    FCP, tools = _fcp()
+    parser_name = next(n for n, row in NATIVE_NAMES.items() if row[0] == name)
+    texts = ["plain prose"] + seed_responses(_cls(name)._tp_format)[:3]
+    for text in texts:  # once per process: the prototype, compiled tools, modules imported when first needed
+        FCP(tools, parser_name).parse_non_stream(text)
+    compiled = []
+    real = re.compile
+    monkeypatch.setattr(re, "compile", lambda *a, **k: compiled.append(a) or real(*a, **k))
+    for text in texts:
+        FCP(tools, parser_name).parse_non_stream(text)
+    assert compiled == []
+
+
+def test_unshareable_state_runs_the_builtin_init():
+    """A builtin whose __init__ keeps an object that cannot be shared (a
+    future SGLang's) gets its own __init__ run for every detector."""
+    from sglang.srt.function_call.qwen25_detector import Qwen25Detector
+
+    class Odd(Qwen25Detector):
+        def __init__(self):
+            super().__init__()
+            self.thing = object()  # neither immutable nor an empty container
+
+    cls = type("OddNative", (ad.NativeDetectorMixin, Odd), {"_tp_format": "qwen25", "_tp_markers": ("<tool_call>",)})
+    a, b = cls(), cls()
+    assert per_request.prototype(cls, ad.NativeDetectorMixin) is None
+    assert "thing" in vars(a) and a.thing is not b.thing
+    assert isinstance(a.streamed_args_for_tool, ad.StreamedArgs)
+    assert a.has_tool_call('<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>')
+
+
+class _Counting(_core.StreamParser):
+    passes = 0
+
+    def parse_all(self, text):
+        type(self).passes += 1
+        return super().parse_all(text)
+
+
+def _oneshot_texts(fmt):
+    ms = markers(fmt)
+    out = list(seed_responses(fmt))
+    out += ["plain prose, nothing else", "a < b and c > d", "Use " + ms[0] + " like this."]
+    out += ["x " + m + " y" for m in ms]
+    return out
+
+
+@pytest.mark.parametrize("name", CLASSES)
+def test_one_pass_through_sglang(name, monkeypatch):
+    """serving_chat asks has_tool_call, then parse_non_stream (which asks
+    again): the core looks at the text once for has_tool_call and parses
+    it at most once; not at all when that look found only text."""
+    FCP, tools = _fcp()
+    parser_name = next(n for n, row in NATIVE_NAMES.items() if row[0] == name)
+    fmt = _cls(name)._tp_format
+    looks = []
+    monkeypatch.setattr(ad, "starts_call", lambda *a: looks.append(a) or _core.starts_call(*a))
+    monkeypatch.setattr(ad, "_CoreParser", _Counting)
+    for text in _oneshot_texts(fmt):
+        looks.clear()
+        _Counting.passes = 0
+        p = FCP(tools, parser_name)
+        has = p.has_tool_call(text)
+        normal, calls = p.parse_non_stream(text)
+        assert len(looks) <= 1, text
+        assert _Counting.passes == 1 if has else _Counting.passes <= 1, text
+        if "<" not in text:  # nothing the core reads: not parsed at all
+            assert _Counting.passes == 0 and not has
+        if not has:
+            assert (normal, calls) == (text, [])
+
+
+@pytest.mark.parametrize("name", CLASSES)
+def test_shortcuts_give_what_a_full_parse_gives(name):
+    """detect_and_parse, with or without has_tool_call before it, returns
+    what a full parse of the text returns (texts with stray end tags, no
+    marker, markers in prose, calls)."""
+    cls = _cls(name)
+    fmt = cls._tp_format
+    _, tools = _fcp()
+    for text in _oneshot_texts(fmt):
+        events = _core.StreamParser(fmt, (), compiled=per_request.request_tools(fmt, tools)).parse_all(text)
+        want = ("".join(ev.text for ev in events if type(ev) is Text),
+                [(ev.name, ev.arguments) for ev in events if type(ev) is CallEnd])
+        for ask_first in (False, True):
+            d = cls()
+            if ask_first:
+                d.has_tool_call(text)
+            r = d.detect_and_parse(text, tools)
+            assert (r.normal_text, [(c.name, c.parameters) for c in r.calls]) == want, (ask_first, text)
+        # has_tool_call: the answer of a whole parse, every name accepted
+        full = _core.StreamParser(fmt, None).parse_all(text)
+        expected = any(type(ev) is not Text for ev in full) or "".join(ev.text for ev in full) != text
+        if not any(m in text for m in cls._tp_markers):
+            expected = False  # no call can start (a stray end tag alone is no call)
+        assert cls().has_tool_call(text) is expected, text
+
+
+def test_forwarding_read_only_when_a_call_names_an_undeclared_tool(monkeypatch):
+    d = ad.Qwen25NativeDetector()
+    text = '<tool_call>\n{"name": "other", "arguments": {"a": 1}}\n</tool_call>'
+    reads = []
+    real = ad.envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get
+    monkeypatch.setattr(type(ad.envs.SGLANG_FORWARD_UNKNOWN_TOOLS), "get",
+                        lambda self: reads.append(1) or real())
+    monkeypatch.setenv("SGLANG_FORWARD_UNKNOWN_TOOLS", "1")
+    known = '<tool_call>\n{"name": "search", "arguments": {}}\n</tool_call>'
+    assert [c.name for c in d.detect_and_parse(known, TOOLS).calls] == ["search"]
+    assert reads == []
+    assert [c.name for c in ad.Qwen25NativeDetector().detect_and_parse(text, TOOLS).calls] == ["other"]
+    assert reads == [1]
+    monkeypatch.setenv("SGLANG_FORWARD_UNKNOWN_TOOLS", "0")
+    r = ad.Qwen25NativeDetector().detect_and_parse(text, TOOLS)
+    assert r.calls == [] and r.normal_text == ""
+
+
+def test_request_tools_by_identity():
+    tools = [dict(t) for t in TOOLS]
+    a = per_request.request_tools("glm45", tools)
+    assert per_request.request_tools("glm45", tools) is a
+    assert per_request.request_tools("qwen25", tools) is not a  # per format
+    tools.append({"type": "function", "function": {"name": "more"}})
+    b = per_request.request_tools("glm45", tools)
+    assert b is not a and "more" in b.names
+    tools[0] = {"type": "function", "function": {"name": "other"}}
+    assert "other" in per_request.request_tools("glm45", tools).names
+    # what SGLang's serving layer takes, never raising
+    assert per_request.request_tools("qwen25", [{"type": "function", "function": {"name": ""}}]).names == ()
+    assert per_request.request_tools("qwen25", None).names == ()
+
+
+def test_starts_call():
+    q = '<tool_call>\n{"name": "f", "arguments": {"a": "' + "x" * 5000 + '"}}\n</tool_call>'
+    assert _core.starts_call("qwen25", "hi " + q, 3)
+    assert _core.starts_call("qwen25", "hi " + q)  # pos 0: all of it in pieces
+    assert not _core.starts_call("qwen25", "use <tool_call> like this", 4)
+    assert _core.starts_call("qwen25", "héllo ✓ " + q, 8)  # pos counts characters
+    assert not _core.starts_call("qwen25", "héllo ✓ <tool_call> tag", 8)
+    assert _core.starts_call("qwen25", "\ud800 " + q, 2)  # a lone surrogate
+    assert _core.starts_call("qwen25", "<tool_call>\n", 0)  # cut off: a call
+    assert _core.starts_call("qwen25", "a </tool_call> b", 0)  # a stray end tag is dropped: not all text
+    assert not _core.starts_call("qwen25", "", 0)
+    with pytest.raises(ValueError):
+        _core.starts_call("nope", "x")
+    with pytest.raises(ValueError):
+        _core.starts_call("qwen25", "x", 2)
+    with pytest.raises(TypeError):
+        _core.starts_call("qwen25", b"x")
