@@ -15,6 +15,7 @@ from sglang.srt.function_call.qwen25_detector import Qwen25Detector
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
 from sglang_toolparse._core import StreamParser as _CoreParser
 from sglang_toolparse._core import starts_call
+from sglang_toolparse.per_request import _protos as _PROTOS
 from sglang_toolparse.per_request import builtin_attr, prototype, request_tools
 
 logger = logging.getLogger("sglang_toolparse")
@@ -89,22 +90,27 @@ class NativeDetectorMixin:
     # stray end tags, which it drops): a text without it is all text
     _tp_token_lead: str = "<"
 
+    _tp_several: bool = False  # markers other than the lead itself
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._tp_lead = os.path.commonprefix(list(cls._tp_markers)) if cls._tp_markers else ""
+        cls._tp_several = tuple(cls._tp_markers) != (cls._tp_lead,)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # the builtin's state comes from its class's prototype, attribute by
         # attribute when first read (per_request.py): its regexes are compiled
         # once per process, and a one-shot request sets up none of it
-        if args or kwargs or prototype(type(self), NativeDetectorMixin) is None:
+        if args or kwargs or not (_PROTOS.get(type(self)) or prototype(type(self), NativeDetectorMixin)):
             super().__init__(*args, **kwargs)
             for name, make in self._tp_own.items():
                 setattr(self, name, make())
-        self._tp: Optional[_CoreParser] = None
-        # (text, has_tool_call(text), parsing gives back all of text as text)
-        # for the last text asked about
-        self._tp_seen: Optional[Tuple[str, bool, bool]] = None
+
+    # per detector, set when first needed (class-level None until then):
+    # the stream's parser, and (text, has_tool_call(text), parsing gives
+    # back all of text as text) for the last text asked about
+    _tp: Optional[_CoreParser] = None
+    _tp_seen: Optional[Tuple[str, bool, bool]] = None
 
     def __getattr__(self, name: str) -> Any:  # only for attributes not set yet
         return builtin_attr(self, name, self._tp_own)
@@ -196,7 +202,9 @@ class NativeDetectorMixin:
         seen = self._tp_seen
         if seen is not None and seen[0] is text:
             return seen[1]
-        pos = self._tp_first_marker(text)
+        pos = text.find(self._tp_lead) if self._tp_lead else 0  # one search, in C, for most texts
+        if pos >= 0 and self._tp_several:
+            pos = self._tp_first_marker(text)
         if pos < 0:  # no call can start; plain text unless a stray token (an end tag) is dropped
             self._tp_seen = (text, False, self._tp_token_lead not in text)
             return False
@@ -231,11 +239,12 @@ class NativeDetectorMixin:
         found no call and every byte came back as text); None when it has
         to be parsed."""
         seen = self._tp_seen
-        if seen is not None and seen[0] is text:
-            plain = seen[2]
-        else:
-            plain = self._tp_token_lead not in text and self._tp_first_marker(text) < 0
-        return StreamingParseResult(normal_text=text, calls=[]) if plain else None  # calls given: no copy of the default
+        if seen is None or seen[0] is not text:
+            if self._tp_token_lead in text or self._tp_first_marker(text) >= 0:
+                return None
+        elif not seen[2]:
+            return None
+        return StreamingParseResult(normal_text=text, calls=[])  # calls given: no copy of the default
 
     def _tp_parse_all(self, text: str, tools: List[Any]) -> list:
         """One pass over the whole text. Calls to undeclared tools are
@@ -252,7 +261,7 @@ class NativeDetectorMixin:
 
     def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
         plain = self._tp_plain(text)
-        if plain is not None:
+        if plain is not None:  # known to be all text: not parsed
             return plain
         calls: List[ToolCallItem] = []
         normal: List[str] = []
@@ -333,6 +342,7 @@ class DeepSeekV3NativeDetector(NativeDetectorMixin, DeepSeekV3Detector):
     _tp_format = "deepseekv3"
     _tp_markers = (_DS_CALLS_BEGIN, _DS_CALL_BEGIN)
     parser_name = "deepseekv3_native"
+    _tp_token_lead = "<\uff5c"  # every token of the format begins "<｜"
 
 
 class DeepSeekV31NativeDetector(NativeDetectorMixin, DeepSeekV31Detector):
@@ -341,6 +351,7 @@ class DeepSeekV31NativeDetector(NativeDetectorMixin, DeepSeekV31Detector):
     _tp_format = "deepseekv31"
     _tp_markers = (_DS_CALLS_BEGIN, _DS_CALL_BEGIN)
     parser_name = "deepseekv31_native"
+    _tp_token_lead = "<\uff5c"  # every token of the format begins "<｜"
 
 
 def _dsml_markers(cls: Any) -> Tuple[str, ...]:

@@ -221,3 +221,27 @@ def test_starts_call():
         _core.starts_call("qwen25", "x", 2)
     with pytest.raises(TypeError):
         _core.starts_call("qwen25", b"x")
+
+
+@pytest.mark.parametrize("name", CLASSES)
+def test_text_without_the_token_lead_is_all_text(name):
+    """detect_and_parse returns a text without `_tp_token_lead` unparsed:
+    the core must give every such text back whole (texts built from the
+    format's markers cut anywhere, with the lead's characters removed only
+    where they would form it)."""
+    import random
+
+    cls = _cls(name)
+    fmt, lead = cls._tp_format, cls._tp_token_lead
+    pieces = list(markers(fmt)) + list(cls._tp_markers) + list(' <{}[]":,\n\t|>/=`\uff5c\u2581éa')
+    pieces += [m[:k] for m in markers(fmt) for k in range(1, len(m))] + [m[k:] for m in markers(fmt) for k in range(1, len(m))]
+    rnd = random.Random(24)
+    tried = 0
+    for _ in range(3000):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 12)))
+        if lead in text:
+            continue
+        tried += 1
+        events = _core.StreamParser(fmt, None).parse_all(text)
+        assert [type(ev) for ev in events] == [Text] * len(events) and "".join(ev.text for ev in events) == text, text
+    assert tried > 300
