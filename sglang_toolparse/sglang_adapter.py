@@ -15,6 +15,7 @@ from sglang.srt.function_call.qwen25_detector import Qwen25Detector
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
 from sglang_toolparse._core import StreamParser as _CoreParser
 from sglang_toolparse._core import starts_call
+from sglang_toolparse.api import SCHEMA_TYPED_FORMATS
 from sglang_toolparse.per_request import _protos as _PROTOS
 from sglang_toolparse.per_request import builtin_attr, prototype, request_tools
 
@@ -91,11 +92,16 @@ class NativeDetectorMixin:
     _tp_token_lead: str = "<"
 
     _tp_several: bool = False  # markers other than the lead itself
+    # a format that does not type values by the tools' schemas: has_tool_call
+    # parses the whole text (every name accepted) and detect_and_parse takes
+    # that parse when the tools would not have changed it (set per class)
+    _tp_untyped: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._tp_lead = os.path.commonprefix(list(cls._tp_markers)) if cls._tp_markers else ""
         cls._tp_several = tuple(cls._tp_markers) != (cls._tp_lead,)
+        cls._tp_untyped = cls._tp_format not in SCHEMA_TYPED_FORMATS
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # the builtin's state comes from its class's prototype, attribute by
@@ -108,9 +114,10 @@ class NativeDetectorMixin:
 
     # per detector, set when first needed (class-level None until then):
     # the stream's parser, and (text, has_tool_call(text), parsing gives
-    # back all of text as text) for the last text asked about
+    # back all of text as text, the events of has_tool_call's whole parse or
+    # None) for the last text asked about
     _tp: Optional[_CoreParser] = None
-    _tp_seen: Optional[Tuple[str, bool, bool]] = None
+    _tp_seen: Optional[Tuple[str, bool, bool, Optional[list]]] = None
 
     def __getattr__(self, name: str) -> Any:  # only for attributes not set yet
         return builtin_attr(self, name, self._tp_own)
@@ -206,14 +213,21 @@ class NativeDetectorMixin:
         if pos >= 0 and self._tp_several:
             pos = self._tp_first_marker(text)
         if pos < 0:  # no call can start; plain text unless a stray token (an end tag) is dropped
-            self._tp_seen = (text, False, self._tp_token_lead not in text)
+            self._tp_seen = (text, False, self._tp_token_lead not in text, None)
             return False
+        if self._tp_untyped:
+            # the whole parse, every name accepted, kept: detect_and_parse
+            # takes it when the request's tools would not change it
+            events = _CoreParser(self._tp_format, None).parse_all(text)
+            has = _calls_or_changed(events, text)
+            self._tp_seen = (text, has, not has, events)
+            return has
         # the core (no tools: only the kinds of events matter), the text after
         # the first marker in small pieces until a call shows: a parse gives
         # the same events for any split, so stopping there is exact, and a
         # long argument is not read here as well as by detect_and_parse
         has = starts_call(self._tp_format, text, pos)
-        self._tp_seen = (text, has, not has)  # not has: all of it came back as text
+        self._tp_seen = (text, has, not has, None)  # not has: all of it came back as text
         return has
 
     @classmethod
@@ -247,10 +261,15 @@ class NativeDetectorMixin:
         return StreamingParseResult(normal_text=text, calls=[])  # calls given: no copy of the default
 
     def _tp_parse_all(self, text: str, tools: List[Any]) -> list:
-        """One pass over the whole text. Calls to undeclared tools are
-        forwarded when SGLANG_FORWARD_UNKNOWN_TOOLS is set: read only when
-        the text calls one (then parsed again with forwarding), which
-        gives what a parser made with the flag gives."""
+        """One pass over the whole text: has_tool_call's, when the tools
+        would not have changed it, else a parse with the tools. Calls to
+        undeclared tools are forwarded when SGLANG_FORWARD_UNKNOWN_TOOLS is
+        set: read only when the text calls one (then parsed again with
+        forwarding), which gives what a parser made with the flag gives."""
+        seen = self._tp_seen
+        if seen is not None and seen[0] is text and seen[3] is not None and \
+                _same_with_tools(seen[3], request_tools(self._tp_format, tools).names):
+            return seen[3]
         events = self._new_parser(tools, forward=False).parse_all(text)
         for ev in events:
             if type(ev) is ParseError and ev.code == "unknown_tool":
@@ -284,6 +303,32 @@ class NativeDetectorMixin:
         if self._tp is None:
             return StreamingParseResult()
         return self._to_result(self._tp.finish())
+
+
+def _calls_or_changed(events: list, text: str) -> bool:
+    """has_tool_call's answer from a whole parse: a call or an error, or
+    text that is not the input (markup was taken out)."""
+    for ev in events:
+        if type(ev) is not Text:
+            return True
+    return "".join([ev.text for ev in events]) != text
+
+
+def _same_with_tools(events: list, names: Tuple[str, ...]) -> bool:
+    """Whether a parse with every name accepted (`events`, a format that
+    does not type values) is what the request's tools (`names`) give: every
+    call completed and names a declared tool, which the tools' parse
+    accepts at the same point; Kimi-K2: named by its id, not inferred from
+    the tools (a bare counter id). A failed call's name is not in the
+    events, so a parse with an error is not taken."""
+    for ev in events:
+        t = type(ev)
+        if t is CallEnd:
+            if ev.name not in names or (ev.id is not None and ":" not in ev.id):
+                return False
+        elif t is not Text:
+            return False
+    return True
 
 
 class Qwen25NativeDetector(NativeDetectorMixin, Qwen25Detector):

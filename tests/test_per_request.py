@@ -123,26 +123,48 @@ def _oneshot_texts(fmt):
 @pytest.mark.parametrize("name", CLASSES)
 def test_one_pass_through_sglang(name, monkeypatch):
     """serving_chat asks has_tool_call, then parse_non_stream (which asks
-    again): the core looks at the text once for has_tool_call and parses
-    it at most once; not at all when that look found only text."""
+    again): the text is parsed once. Formats that type values by the
+    tools' schemas: has_tool_call looks at the text up to the first call
+    (starts_call) and parse_non_stream parses it, or not at all when that
+    look found only text. The others: has_tool_call parses it (every name
+    accepted) and parse_non_stream takes that parse, parsing again only
+    when the tools would change it (a call to an undeclared tool, or a
+    call that failed, whose name the events do not give)."""
     FCP, tools = _fcp()
     parser_name = next(n for n, row in NATIVE_NAMES.items() if row[0] == name)
-    fmt = _cls(name)._tp_format
+    cls = _cls(name)
+    fmt = cls._tp_format
     looks = []
     monkeypatch.setattr(ad, "starts_call", lambda *a: looks.append(a) or _core.starts_call(*a))
     monkeypatch.setattr(ad, "_CoreParser", _Counting)
+    declared = {t["function"]["name"] for t in TOOLS}
+    reused = 0
     for text in _oneshot_texts(fmt):
         looks.clear()
         _Counting.passes = 0
         p = FCP(tools, parser_name)
         has = p.has_tool_call(text)
         normal, calls = p.parse_non_stream(text)
-        assert len(looks) <= 1, text
-        assert _Counting.passes == 1 if has else _Counting.passes <= 1, text
-        if "<" not in text:  # nothing the core reads: not parsed at all
-            assert _Counting.passes == 0 and not has
         if not has:
             assert (normal, calls) == (text, [])
+        if "<" not in text:  # nothing the core reads: not parsed at all
+            assert _Counting.passes == 0 and not has and not looks
+            continue
+        if not cls._tp_untyped:
+            assert len(looks) <= 1, text
+            assert _Counting.passes == 1 if has else _Counting.passes <= 1, text
+            continue
+        assert not looks
+        full = _core.StreamParser(fmt, None).parse_all(text)
+        clean = all(type(ev) is Text or (type(ev) is CallEnd and ev.name in declared
+                                          and (ev.id is None or ":" in ev.id)) for ev in full)
+        if any(m in text for m in cls._tp_markers):
+            assert _Counting.passes == (1 if clean or not has else 2), text
+            reused += clean and has
+        else:
+            assert _Counting.passes <= 1, text
+    if cls._tp_untyped:
+        assert reused >= 3  # the well-formed seed replies took has_tool_call's parse
 
 
 @pytest.mark.parametrize("name", CLASSES)
