@@ -211,7 +211,7 @@ class NativeDetectorMixin:
             return seen[1]
         pos = text.find(self._tp_lead) if self._tp_lead else 0  # one search, in C, for most texts
         if pos >= 0 and self._tp_several:
-            pos = self._tp_first_marker(text)
+            pos = self._tp_first_marker(text, pos)
         if pos < 0:  # no call can start; plain text unless a stray token (an end tag) is dropped
             self._tp_seen = (text, False, self._tp_token_lead not in text, None)
             return False
@@ -231,13 +231,15 @@ class NativeDetectorMixin:
         return has
 
     @classmethod
-    def _tp_first_marker(cls, text: str) -> int:
+    def _tp_first_marker(cls, text: str, i: Optional[int] = None) -> int:
         """Where the first of the markers begins in `text`, -1 if none: one
-        search for what they all start with, then a check at each hit."""
+        search for what they all start with (`i`: where it was found), then
+        a check at each hit."""
         lead = cls._tp_lead
         if not lead:
             return min((i for i in map(text.find, cls._tp_markers) if i >= 0), default=-1)
-        i = text.find(lead)
+        if i is None:
+            i = text.find(lead)
         if i < 0 or len(cls._tp_markers) == 1:
             return i
         while i >= 0:
