@@ -15,10 +15,11 @@ detect_and_parse on the whole reply. Three things keep that cheap:
   SGLang's), or arguments to `__init__`, and the builtin's own `__init__`
   runs as before.
 - The compiled tool list of a request (tool_specs.usable_tools, then
-  api.compiled_tools) is found by one lookup keyed on the list's identity:
-  the same list is passed for every call of a request, and SGLang's tests
-  and benchmarks pass one list to many parsers. (api.compiled_tools still
-  shares a compiled list across requests whose tools are equal.)
+  api.compiled_tools) is found by the list's identity (one list passed to
+  many parsers), else by its content read in one pass: the tool names for
+  formats that only check names, the schemas' marshal bytes for those that
+  type values by them (every request brings a new list of Tool models; the
+  general path reads them three times).
 - has_tool_call's answer is remembered for the text it was asked about
   (SGLang asks twice, then parses); the parse itself runs once.
 
@@ -27,15 +28,16 @@ Imports neither SGLang nor pydantic.
 from __future__ import annotations
 
 import enum
+import marshal
 import re
 import threading
 from operator import is_
 from typing import Any, Dict, Optional, Tuple
 
-from sglang_toolparse.api import compiled_tools
+from sglang_toolparse.api import SCHEMA_TYPED_FORMATS, compiled_tools
 from sglang_toolparse.tool_specs import usable_tools
 
-__all__ = ["builtin_attr", "prototype", "request_tools"]
+__all__ = ["builtin_attr", "declared_names", "prototype", "request_tools"]
 
 # ---- the builtin detector's state, from a prototype --------------------------
 
@@ -115,23 +117,95 @@ _CACHE_SIZE = 64
 _lock = threading.Lock()
 # (format, id(tools)) -> (tools, tuple(tools), CompiledTools)
 _by_list: Dict[Tuple[str, int], Tuple[Any, tuple, Any]] = {}
+# (format, what the compiled list depends on) -> CompiledTools
+_by_content: Dict[Tuple[str, Any], Any] = {}
+
+
+def _remember(cache: Dict[Any, Any], key: Any, value: Any) -> None:
+    with _lock:
+        cache.pop(key, None)
+        cache[key] = value
+        while len(cache) > _CACHE_SIZE:
+            del cache[next(iter(cache))]
 
 
 def request_tools(fmt: str, tools: Any) -> Any:
     """The CompiledTools a detector's parser uses for `tools` (what SGLang
     passes: a list of Tool models, possibly with unusable entries, or
-    None): api.compiled_tools(fmt, usable_tools(tools)), remembered for
-    the same list holding the same objects. As with api.compiled_tools, a
-    tool mutated in place after its first use is not read again."""
+    None): api.compiled_tools(fmt, usable_tools(tools)). Remembered for the
+    same list holding the same objects, and for a list with the same
+    content (every request brings its own list: SGLang's Tool models are
+    read once, and the key is only what the compiled list depends on). As
+    with api.compiled_tools, a tool mutated in place after its first use is
+    not read again."""
     key = (fmt, id(tools))
     hit = _by_list.get(key)
     if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(map(is_, hit[1], tools)):
         return hit[2]
+    ckey = _content_key(fmt, tools)
+    compiled = _by_content.get(ckey) if ckey is not None else None
+    if compiled is not None:
+        return compiled
     compiled = compiled_tools(fmt, usable_tools(tools))
+    if ckey is not None:
+        _remember(_by_content, ckey, compiled)
     if isinstance(tools, (list, tuple)):
-        with _lock:
-            _by_list.pop(key, None)
-            _by_list[key] = (tools, tuple(tools), compiled)
-            while len(_by_list) > _CACHE_SIZE:
-                del _by_list[next(iter(_by_list))]
+        _remember(_by_list, key, (tools, tuple(tools), compiled))
     return compiled
+
+
+def declared_names(fmt: str, tools: Any) -> Any:
+    """The names a parser made with request_tools(fmt, tools) accepts (a
+    set, or the compiled tuple), without compiling: read from SGLang-style
+    tool models in one pass when every one has a readable, non-empty name
+    (usable_tools keeps each such tool); else from request_tools."""
+    if type(tools) is list:
+        names = set()
+        for tool in tools:
+            name = getattr(getattr(tool, "function", None), "name", None)
+            if type(name) is not str or not name or type(tool) is dict:
+                break
+            names.add(name)
+        else:
+            return names
+    return request_tools(fmt, tools).names
+
+
+def _content_key(fmt: str, tools: Any) -> Optional[Tuple[str, Any]]:
+    """What the compiled list of `tools` depends on, read in one pass over
+    SGLang-style tool models (`.function.name`, `.function.parameters` a
+    dict or None), each usable as it is (a non-empty name, not repeated);
+    None for anything else (then the general path decides). Formats that
+    type values by schema depend on the schemas: their marshal bytes, as
+    api.compiled_tools keys them; Kimi-K2 on the names and each tool's
+    property names (they name a bare-counter call); the others on the names
+    alone."""
+    if type(tools) is not list:
+        return None
+    names = []
+    entries = []
+    for tool in tools:
+        if type(tool) is dict or isinstance(tool, str):
+            return None
+        fn = getattr(tool, "function", None)
+        name = getattr(fn, "name", None)
+        params = getattr(fn, "parameters", None)
+        if type(name) is not str or not name or (params is not None and type(params) is not dict):
+            return None
+        names.append(name)
+        entries.append((name, params))
+    if len(set(names)) != len(names):
+        return None
+
+    if fmt not in SCHEMA_TYPED_FORMATS:
+        if fmt != "kimi_k2":
+            return fmt, tuple(names)
+        # Kimi-K2: and each tool's top-level property names (api._property_names)
+        props = tuple(tuple(p["properties"]) if p is not None and type(p.get("properties")) is dict else
+                      None if p is None else False for _, p in entries)
+        if False not in props:
+            return fmt, tuple(names), props
+    try:
+        return fmt, marshal.dumps(entries, 2)
+    except ValueError:  # an object marshal cannot write
+        return None

@@ -17,7 +17,7 @@ from sglang_toolparse._core import StreamParser as _CoreParser
 from sglang_toolparse._core import starts_call
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS
 from sglang_toolparse.per_request import _protos as _PROTOS
-from sglang_toolparse.per_request import builtin_attr, prototype, request_tools
+from sglang_toolparse.per_request import builtin_attr, declared_names, prototype, request_tools
 
 logger = logging.getLogger("sglang_toolparse")
 
@@ -270,7 +270,7 @@ class NativeDetectorMixin:
         forwarding), which gives what a parser made with the flag gives."""
         seen = self._tp_seen
         if seen is not None and seen[0] is text and seen[3] is not None and \
-                _same_with_tools(seen[3], request_tools(self._tp_format, tools).names):
+                _same_with_tools(seen[3], declared_names(self._tp_format, tools)):
             return seen[3]
         events = self._new_parser(tools, forward=False).parse_all(text)
         for ev in events:
@@ -316,7 +316,7 @@ def _calls_or_changed(events: list, text: str) -> bool:
     return "".join([ev.text for ev in events]) != text
 
 
-def _same_with_tools(events: list, names: Tuple[str, ...]) -> bool:
+def _same_with_tools(events: list, names: Any) -> bool:
     """Whether a parse with every name accepted (`events`, a format that
     does not type values) is what the request's tools (`names`) give: every
     call completed and names a declared tool, which the tools' parse

@@ -267,3 +267,41 @@ def test_text_without_the_token_lead_is_all_text(name):
         events = _core.StreamParser(fmt, None).parse_all(text)
         assert [type(ev) for ev in events] == [Text] * len(events) and "".join(ev.text for ev in events) == text, text
     assert tried > 300
+
+
+def test_request_tools_by_content_for_new_lists():
+    """Every request brings its own list of Tool models: an equal list finds
+    the compiled tools by what they depend on (names; the schemas for
+    formats typed by them; Kimi-K2: the property names too)."""
+    _, tools = _fcp()
+    from sglang.srt.entrypoints.openai.protocol import Tool
+
+    def fresh(tool_dicts):
+        return [Tool(**t) for t in tool_dicts]
+
+    other_schema = [dict(t, function=dict(t["function"], parameters={
+        "type": "object", "properties": {"city": {"type": "integer"}}})) for t in TOOLS]
+    for fmt in ("qwen25", "deepseekv4", "kimi_k2", "glm45", "qwen3_coder"):
+        a = per_request.request_tools(fmt, fresh(TOOLS))
+        assert per_request.request_tools(fmt, fresh(TOOLS)) is a
+        b = per_request.request_tools(fmt, fresh(other_schema))
+        assert (b is a) == (fmt in ("qwen25", "deepseekv4")), fmt  # names only / schemas matter
+        assert b.names == a.names
+        c = per_request.request_tools(fmt, fresh(TOOLS[:2]))
+        assert c is not a
+        # what the general path compiles
+        for lst in (TOOLS, other_schema, TOOLS[:2]):
+            got = per_request.request_tools(fmt, fresh(lst))
+            from sglang_toolparse.api import compiled_tools
+            want = compiled_tools(fmt, [dict(t) for t in lst])
+            assert got.names == want.names and got.whole == want.whole
+
+
+def test_declared_names():
+    from sglang.srt.entrypoints.openai.protocol import Tool
+
+    models = [Tool(**t) for t in TOOLS]
+    assert per_request.declared_names("qwen25", models) == {t["function"]["name"] for t in TOOLS}
+    odd = models + [{"type": "function", "function": {"name": ""}}, "plain", models[0]]
+    assert set(per_request.declared_names("qwen25", odd)) == set(per_request.request_tools("qwen25", odd).names)
+    assert set(per_request.declared_names("kimi_k2", None)) == set()
