@@ -2,7 +2,8 @@
 side: each side builds its parser and parses the complete text, as a server
 does per request. The table is laid out by report.oneshot_table.
 
-- native:     FunctionCallParser(tools, "<name>_native").parse_non_stream(text)
+- native:     FunctionCallParser(tools, "<name>_native").parse_non_stream(text),
+              with a new list of Tool models for each request (TOOL_LISTS)
 - sglang:     the same with the builtin name
 - floor:      the same with a detector that reads nothing (has_tool_call
               False, the text back): SGLang's own per-request cost
@@ -13,6 +14,8 @@ does per request. The table is laid out by report.oneshot_table.
 from __future__ import annotations
 
 import gc
+import itertools
+import json
 import time
 from typing import Any, Callable, Dict, List, Sequence, Tuple
 
@@ -33,11 +36,18 @@ def scenario_keys(mode: str) -> List[str]:
     return ["chat", "prose2k", "bursts3", "calls10", "args16k"]
 
 
-def _fcp_parse(sg: Any, tools: List[Any], name: str) -> Parse:
+# every request brings its own list of Tool models (parsed from its JSON):
+# each parse takes the next of this many lists, more than any per-list cache
+# of the parsers holds (64), so nothing is found by the list's identity
+TOOL_LISTS = 256
+
+
+def _fcp_parse(sg: Any, lists: List[List[Any]], name: str) -> Parse:
     FCP = sg.FunctionCallParser
+    nxt = itertools.cycle(lists).__next__
 
     def parse(text: str):
-        normal, calls = FCP(tools, name).parse_non_stream(text)
+        normal, calls = FCP(nxt(), name).parse_non_stream(text)
         return normal or "", [(c.name or "", c.parameters or "") for c in calls]
 
     return parse
@@ -54,12 +64,13 @@ def _sa_parse(core: str, tools: List[Dict[str, Any]]) -> Parse:
 def make_parsers(fmt: Any, sg: Any, peer: Any) -> Dict[str, Parse]:
     out: Dict[str, Parse] = {"standalone": _sa_parse(fmt.core, corpus.TOOLS)}
     if sg is not None and sg.ok:
-        sg_tools = sg.tools(corpus.TOOLS)
+        raw = json.dumps(corpus.TOOLS)
+        lists = [sg.tools(json.loads(raw)) for _ in range(TOOL_LISTS)]
         if fmt.native_name in sg.enum:
-            out["native"] = _fcp_parse(sg, sg_tools, fmt.native_name)
+            out["native"] = _fcp_parse(sg, lists, fmt.native_name)
         if fmt.builtin and fmt.builtin in sg.enum:
-            out["sglang"] = _fcp_parse(sg, sg_tools, fmt.builtin)
-            out["floor"] = _fcp_parse(sg, sg_tools, sg.oneshot_floor_name(fmt.builtin))
+            out["sglang"] = _fcp_parse(sg, lists, fmt.builtin)
+            out["floor"] = _fcp_parse(sg, lists, sg.oneshot_floor_name(fmt.builtin))
     if peer is not None and peer.supports(fmt.core):
         from . import vllm_peer
 
