@@ -126,9 +126,9 @@ class NativeDetectorMixin:
     def _new_parser(self, tools: Any, forward: Optional[bool] = None) -> _CoreParser:
         # whole tools, not just names: schema-typed formats read
         # `function.parameters` to type values as SGLang does; compiled once
-        # per tool list, found by the list's identity for every parser of
-        # the request (request_tools never raises: it takes what SGLang's
-        # serving layer takes)
+        # per tool list, found by the list's identity or its content
+        # (request_tools never raises: it takes what SGLang's serving layer
+        # takes)
         if forward is None:
             forward = bool(envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get())
         return _CoreParser(self._tp_format, (), compiled=request_tools(self._tp_format, tools),
