@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import os
 from typing import Any, List, Optional, Tuple
 
 from sglang.srt.environ import envs
@@ -15,8 +16,10 @@ from sglang.srt.function_call.qwen25_detector import Qwen25Detector
 
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
 from sglang_toolparse._core import StreamParser as _CoreParser
-from sglang_toolparse.api import StreamParser
-from sglang_toolparse.tool_specs import usable_tools
+from sglang_toolparse._core import starts_call
+from sglang_toolparse.api import SCHEMA_TYPED_FORMATS
+from sglang_toolparse.per_request import _protos as _PROTOS
+from sglang_toolparse.per_request import builtin_attr, declared_names, prototype, request_tools
 
 logger = logging.getLogger("sglang_toolparse")
 
@@ -122,28 +125,61 @@ class NativeDetectorMixin:
     _tp_markers: Tuple[str, ...] = ()
     parser_name: str = ""
 
+    # made when first read (see __getattr__): `streamed_args_for_tool`, and
+    # `incomplete_tool_call_indices`: calls whose name was streamed but that
+    # never completed (cut off or broken): SGLang's serving layer then keeps
+    # finish_reason "stop" instead of "tool_calls", as for its own
+    # response-template parser
+    _tp_own = {"streamed_args_for_tool": StreamedArgs, "incomplete_tool_call_indices": set}
+    _tp_lead: str = ""  # what every marker starts with (set per class)
+    # what every token the core reads in text starts with (start markers and
+    # stray end tags, which it drops): a text without it is all text
+    _tp_token_lead: str = "<"
+
+    _tp_several: bool = False  # markers other than the lead itself
+    # a format that does not type values by the tools' schemas: has_tool_call
+    # parses the whole text (every name accepted) and detect_and_parse takes
+    # that parse when the tools would not have changed it (set per class)
+    _tp_untyped: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._tp_lead = os.path.commonprefix(list(cls._tp_markers)) if cls._tp_markers else ""
+        cls._tp_several = tuple(cls._tp_markers) != (cls._tp_lead,)
+        cls._tp_untyped = cls._tp_format not in SCHEMA_TYPED_FORMATS
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._tp: Optional[StreamParser] = None
-        self.streamed_args_for_tool = StreamedArgs()
-        # calls whose name was streamed but that never completed (cut off or
-        # broken): SGLang's serving layer then keeps finish_reason "stop"
-        # instead of "tool_calls", as for its own response-template parser
-        self.incomplete_tool_call_indices: set = set()
+        # the builtin's state comes from its class's prototype, attribute by
+        # attribute when first read (per_request.py): its regexes are compiled
+        # once per process, and a one-shot request sets up none of it
+        if args or kwargs or not (_PROTOS.get(type(self)) or prototype(type(self), NativeDetectorMixin)):
+            super().__init__(*args, **kwargs)
+            for name, make in self._tp_own.items():
+                setattr(self, name, make())
+
+    # per detector, set when first needed (class-level None until then):
+    # the stream's parser, and (text, has_tool_call(text), parsing gives
+    # back all of text as text, the events of has_tool_call's whole parse or
+    # None) for the last text asked about
+    _tp: Optional[_CoreParser] = None
+    _tp_seen: Optional[Tuple[str, bool, bool, Optional[list]]] = None
+
+    def __getattr__(self, name: str) -> Any:  # only for attributes not set yet
+        return builtin_attr(self, name, self._tp_own)
 
     # -- helpers ---------------------------------------------------------
-    def _new_parser(self, tools: Any) -> StreamParser:
+    def _new_parser(self, tools: Any, forward: Optional[bool] = None) -> _CoreParser:
         # whole tools, not just names: schema-typed formats read
-        # `function.parameters` to type values as SGLang does; the request's
-        # own list when it is usable as it is, so its compiled tools are
-        # found by identity for every parser of the request
-        return StreamParser(
-            self._tp_format,
-            usable_tools(tools),  # never raises: takes what SGLang's serving layer takes
-            forward_unknown=bool(envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get()),
-        )
+        # `function.parameters` to type values as SGLang does; compiled once
+        # per tool list, found by the list's identity or its content
+        # (request_tools never raises: it takes what SGLang's serving layer
+        # takes)
+        if forward is None:
+            forward = bool(envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get())
+        return _CoreParser(self._tp_format, (), compiled=request_tools(self._tp_format, tools),
+                           forward_unknown=forward)
 
-    def _stream(self, tools: Any) -> StreamParser:
+    def _stream(self, tools: Any) -> _CoreParser:
         if self._tp is None:
             self._tp = self._new_parser(tools)
         return self._tp
@@ -225,38 +261,92 @@ class NativeDetectorMixin:
         well-formed or not (the serving layer then takes the parsed message
         instead of the raw text). A marker that starts no call ("use the
         <tool_call> tag") is prose: False. Decided by the core itself, with
-        every tool name accepted, so it agrees with what parsing does."""
-        starts = [i for i in (text.find(m) for m in self._tp_markers) if i >= 0]
-        if not starts:
+        every tool name accepted, so it agrees with what parsing does; the
+        answer is remembered for this text (SGLang asks again in
+        parse_non_stream)."""
+        seen = self._tp_seen
+        if seen is not None and seen[0] is text:
+            return seen[1]
+        pos = text.find(self._tp_lead) if self._tp_lead else 0  # one search, in C, for most texts
+        if pos >= 0 and self._tp_several:
+            pos = self._tp_first_marker(text, pos)
+        if pos < 0:  # no call can start; plain text unless a stray token (an end tag) is dropped
+            self._tp_seen = (text, False, self._tp_token_lead not in text, None)
             return False
-        # the core parser itself (no tools, so nothing to compile or type: only
-        # the kinds of events matter), fed the prose before the first marker,
-        # then growing pieces until a call shows (a parse gives the same events
-        # for any split, so stopping there is exact and a long argument is not
-        # read twice by parse_non_stream)
-        p = _CoreParser(self._tp_format, None)
-        pos, step, seen = min(starts), 256, []
-        events = p.feed(text[:pos])
-        while True:
-            seen += events
-            if any(type(ev) is not Text for ev in events):
-                return True
-            if pos >= len(text):
+        if self._tp_untyped:
+            # the whole parse, every name accepted, kept: detect_and_parse
+            # takes it when the request's tools would not change it
+            events = _CoreParser(self._tp_format, None).parse_all(text)
+            has = _calls_or_changed(events, text)
+            self._tp_seen = (text, has, not has, events)
+            return has
+        # the core (no tools: only the kinds of events matter), the text after
+        # the first marker in small pieces until a call shows: a parse gives
+        # the same events for any split, so stopping there is exact, and a
+        # long argument is not read here as well as by detect_and_parse
+        has = starts_call(self._tp_format, text, pos)
+        self._tp_seen = (text, has, not has, None)  # not has: all of it came back as text
+        return has
+
+    @classmethod
+    def _tp_first_marker(cls, text: str, i: Optional[int] = None) -> int:
+        """Where the first of the markers begins in `text`, -1 if none: one
+        search for what they all start with (`i`: where it was found), then
+        a check at each hit."""
+        lead = cls._tp_lead
+        if not lead:
+            return min((i for i in map(text.find, cls._tp_markers) if i >= 0), default=-1)
+        if i is None:
+            i = text.find(lead)
+        if i < 0 or len(cls._tp_markers) == 1:
+            return i
+        while i >= 0:
+            for m in cls._tp_markers:
+                if text.startswith(m, i):
+                    return i
+            i = text.find(lead, i + 1)
+        return -1
+
+    def _tp_plain(self, text: str) -> Optional[StreamingParseResult]:
+        """The result for a text that parsing gives back whole as text (no
+        marker and no other token in it, or has_tool_call's look at it
+        found no call and every byte came back as text); None when it has
+        to be parsed."""
+        seen = self._tp_seen
+        if seen is None or seen[0] is not text:
+            if self._tp_token_lead in text or self._tp_first_marker(text) >= 0:
+                return None
+        elif not seen[2]:
+            return None
+        return StreamingParseResult(normal_text=text, calls=[])  # calls given: no copy of the default
+
+    def _tp_parse_all(self, text: str, tools: List[Any]) -> list:
+        """One pass over the whole text: has_tool_call's, when the tools
+        would not have changed it, else a parse with the tools. Calls to
+        undeclared tools are forwarded when SGLANG_FORWARD_UNKNOWN_TOOLS is
+        set: read only when the text calls one (then parsed again with
+        forwarding), which gives what a parser made with the flag gives."""
+        seen = self._tp_seen
+        if seen is not None and seen[0] is text and seen[3] is not None and \
+                _same_with_tools(seen[3], declared_names(self._tp_format, tools)):
+            return seen[3]
+        events = self._new_parser(tools, forward=False).parse_all(text)
+        for ev in events:
+            if type(ev) is ParseError and ev.code == "unknown_tool":
+                if envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get():
+                    return self._new_parser(tools, forward=True).parse_all(text)
                 break
-            events = p.feed(text[pos:pos + step])
-            pos, step = pos + step, step * 2
-        seen += p.finish()
-        if any(type(ev) is not Text for ev in seen):
-            return True
-        return "".join(ev.text for ev in seen) != text
+        return events
 
     def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
-        p = self._new_parser(tools)
+        plain = self._tp_plain(text)
+        if plain is not None:  # known to be all text: not parsed
+            return plain
         calls: List[ToolCallItem] = []
         normal: List[str] = []
         started: dict = {}  # index -> (ToolCallItem, argument pieces) of a call not yet ended
         incomplete = False
-        for ev in p.parse_all(text):  # one pass; each complete call's arguments built once
+        for ev in self._tp_parse_all(text, tools):  # one pass; each complete call's arguments built once
             t = type(ev)
             if t is Text:
                 normal.append(ev.text)
@@ -285,6 +375,32 @@ class NativeDetectorMixin:
         if self._tp is None:
             return StreamingParseResult()
         return self._to_result(self._tp.finish())
+
+
+def _calls_or_changed(events: list, text: str) -> bool:
+    """has_tool_call's answer from a whole parse: a call or an error, or
+    text that is not the input (markup was taken out)."""
+    for ev in events:
+        if type(ev) is not Text:
+            return True
+    return "".join([ev.text for ev in events]) != text
+
+
+def _same_with_tools(events: list, names: Any) -> bool:
+    """Whether a parse with every name accepted (`events`, a format that
+    does not type values) is what the request's tools (`names`) give: every
+    call completed and names a declared tool, which the tools' parse
+    accepts at the same point; Kimi-K2: named by its id, not inferred from
+    the tools (a bare counter id). A failed call's name is not in the
+    events, so a parse with an error is not taken."""
+    for ev in events:
+        t = type(ev)
+        if t is CallEnd:
+            if ev.name not in names or (ev.id is not None and ":" not in ev.id):
+                return False
+        elif t is not Text:
+            return False
+    return True
 
 
 class Qwen25NativeDetector(NativeDetectorMixin, Qwen25Detector):
@@ -343,6 +459,7 @@ class DeepSeekV3NativeDetector(NativeDetectorMixin, DeepSeekV3Detector):
     _tp_format = "deepseekv3"
     _tp_markers = (_DS_CALLS_BEGIN, _DS_CALL_BEGIN)
     parser_name = "deepseekv3_native"
+    _tp_token_lead = "<\uff5c"  # every token of the format begins "<｜"
 
 
 class DeepSeekV31NativeDetector(NativeDetectorMixin, DeepSeekV31Detector):
@@ -351,6 +468,7 @@ class DeepSeekV31NativeDetector(NativeDetectorMixin, DeepSeekV31Detector):
     _tp_format = "deepseekv31"
     _tp_markers = (_DS_CALLS_BEGIN, _DS_CALL_BEGIN)
     parser_name = "deepseekv31_native"
+    _tp_token_lead = "<\uff5c"  # every token of the format begins "<｜"
 
 
 def _dsml_markers(cls: Any) -> Tuple[str, ...]:
@@ -423,6 +541,7 @@ class MinimaxM2NativeDetector(NativeDetectorMixin, MinimaxM2Detector):
 
 # ---- gpt-oss / OpenAI Harmony (issue 21) ---------------------------------------
 from sglang.srt.function_call.gpt_oss_detector import GptOssDetector  # noqa: E402
+from sglang.srt.parser.harmony_parser import HarmonyParser  # noqa: E402
 
 
 class GptOssNativeDetector(NativeDetectorMixin, GptOssDetector):
@@ -434,5 +553,6 @@ class GptOssNativeDetector(NativeDetectorMixin, GptOssDetector):
     reasoning parser has taken them out before the text gets here)."""
 
     _tp_format = "gpt_oss"
+    _tp_builtin_factories = {"harmony_parser": HarmonyParser}  # a fresh one per detector, as the builtin makes
     _tp_markers = ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>")
     parser_name = "gpt-oss_native"

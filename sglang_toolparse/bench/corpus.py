@@ -398,8 +398,13 @@ def _arg_bytes(calls: Sequence[Call]) -> int:
     return sum(len(_dumps(a).encode("utf-8")) for _, a in calls)
 
 
+# a reply with ten calls (an agent fanning out): the chat call and the three
+# burst calls, over and over
+CALLS10: List[Call] = [([CHAT_CALL] + BURST_CALLS)[i % 4] for i in range(10)]
+
+
 def make_scenario(key: str) -> Scenario:
-    """chat | prose2k | bursts3 | args<N>k (one write_file call of N KiB arguments)."""
+    """chat | prose2k | bursts3 | calls10 | args<N>k (one write_file call of N KiB arguments)."""
     if key == "chat":
         prose = "Sure, I'll look up the forecast for San Francisco so we can plan Saturday."
         calls = [CHAT_CALL]
@@ -409,6 +414,9 @@ def make_scenario(key: str) -> Scenario:
     if key == "bursts3":
         prose = "I'll search, scan the TODOs and write a summary."
         return Scenario(key, "3 calls, 20-200-char bursts", prose, BURST_CALLS, "bursts", _arg_bytes(BURST_CALLS))
+    if key == "calls10":
+        prose = "Running the ten lookups in parallel."
+        return Scenario(key, "10 calls (~1.9 KB args)", prose, CALLS10, "fixed", _arg_bytes(CALLS10))
     if key.startswith("args") and key.endswith("k") and key[4:-1].isdigit():
         kib = int(key[4:-1])
         calls = [("write_file", file_args(kib * 1024))]
