@@ -254,6 +254,22 @@ def _register_hooks() -> None:
         hook_registry.HookRegistry.apply_hooks()
 
 
+def _install_serving_hooks(module: Any) -> None:
+    """SGLang's serving_chat is imported: the serving hooks
+    (serving_hooks.py; they check the code they wrap first)."""
+    try:
+        from sglang_toolparse import serving_hooks
+
+        serving_hooks.install()
+    except Exception:  # SGLang must run unchanged if the hooks cannot be installed
+        logger.warning("sglang_toolparse: serving hooks not installed", exc_info=True)
+
+
+SERVING_CHAT_MODULE = "sglang.srt.entrypoints.openai.serving_chat"
+# module -> what runs right after SGLang imports it
+_POST_IMPORT = {FCP_MODULE: _install_detectors, SERVING_CHAT_MODULE: _install_serving_hooks}
+
+
 class _PostImportLoader(importlib.abc.Loader):
     def __init__(self, wrapped: importlib.abc.Loader) -> None:
         self._wrapped = wrapped
@@ -263,14 +279,14 @@ class _PostImportLoader(importlib.abc.Loader):
 
     def exec_module(self, module) -> None:  # type: ignore[override]
         self._wrapped.exec_module(module)
-        _install_detectors(module)
+        _POST_IMPORT[module.__name__](module)
 
 
 class _PostImportFinder(importlib.abc.MetaPathFinder):
-    """Wraps the loader of function_call_parser to register on import."""
+    """Wraps the loader of the modules in _POST_IMPORT to act on import."""
 
     def find_spec(self, fullname, path, target=None):  # type: ignore[override]
-        if fullname != FCP_MODULE:
+        if fullname not in _POST_IMPORT:
             return None
         sys.meta_path.remove(self)  # find the real spec without recursion
         try:
@@ -304,9 +320,10 @@ def register() -> None:
     # never call load_plugins(); route them through a module that does
     os.environ.setdefault(APP_PATH_ENV, APP_PATH)
     _register_hooks()
-    module = sys.modules.get(FCP_MODULE)
-    if module is not None:
-        _install_detectors(module)
-    else:
+    if any(name not in sys.modules for name in _POST_IMPORT):
         sys.meta_path.insert(0, _PostImportFinder())
+    for name, action in _POST_IMPORT.items():
+        module = sys.modules.get(name)
+        if module is not None:
+            action(module)
     logger.info("sglang_toolparse registered tool-call parsers: %s", ", ".join(registered_names()))
