@@ -25,7 +25,13 @@ A request's messages and tools do not change while it streams, so these hooks
 * `_process_tool_call_stream` (AROUND, SGLang's body re-done): the same
   parser choice and the same chunks, encoded with msgspec Structs whose fields
   are the pydantic models' fields in their order (same keys, same nulls); a
-  value msgspec cannot encode falls back to SGLang's pydantic encoding.
+  value msgspec cannot encode falls back to SGLang's pydantic encoding. For
+  our detectors the parser's result is taken as (text, calls), without
+  FunctionCallParser's StreamingParseResult (NativeDetectorMixin.stream_pair);
+* `_generate_stream_content` (AROUND, SGLang's body re-done, for marked
+  requests without a chat-encoding adapter): the same steps in the same
+  order, with the tool-call chunks built in place (no second async generator
+  per chunk) and the request's values read from the memo.
 
 Only servers whose `--tool-call-parser` holds one of this package's detectors
 (any NATIVE_NAMES row, under its native or its builtin name) take the new
@@ -88,6 +94,8 @@ PINS: Dict[str, str] = {
         "1b9b5a78223f2980d0dcab1871e6d8a3c4e5f3914ff573a93a7e59926a08c8ab",
     _PROTOCOL + "ToolCall":
         "dab71fc99b070244843ed2b7485025c7ec5d01ffa28547410c0db34ebc3717ec",
+    "sglang.srt.function_call.function_call_parser.FunctionCallParser.parse_stream_chunk":
+        "95c147b0c9e15e6b7879790bdb46e54f6a60b405b0f6ef200cdcad7bfaa0a0a1",
     _PROTOCOL + "FunctionResponse":
         "511ca3725ac2d56b20be5fae844f8950640fa46064e7b34046f8b59b99b2fc4d",
 }
@@ -292,14 +300,44 @@ def _make_parser(self: Any, index: int, parser_dict: Dict[int, Any], request: An
                                                   constrained=constrained)
 
 
-async def _tool_call_stream(self: Any, index: int, delta: str, parser_dict: Dict[int, Any], content: Dict[str, Any],
-                            request: Any, has_tool_calls: Dict[int, bool], created: int,
-                            continuous_usage_stats: bool = False, flush: bool = False):
-    tools = self._effective_tools(request)
+_direct_cache: Dict[Any, bool] = {}
+
+
+def _direct(detector: Any) -> bool:
+    """Whether FunctionCallParser.parse_stream_chunk may be skipped for this
+    detector: one of ours that keeps NativeDetectorMixin's streaming method."""
+    cls = type(detector)
+    r = _direct_cache.get(cls)
+    if r is None:
+        from sglang_toolparse.sglang_adapter import NativeDetectorMixin
+
+        r = _direct_cache[cls] = (issubclass(cls, NativeDetectorMixin) and cls.parse_streaming_increment
+                                  is NativeDetectorMixin.parse_streaming_increment)
+    return r
+
+
+def _tool_call_chunks(self: Any, index: int, delta: str, parser_dict: Dict[int, Any], content: Dict[str, Any],
+                     request: Any, has_tool_calls: Dict[int, bool], created: int,
+                     continuous_usage_stats: bool = False, flush: bool = False) -> List[str]:
+    """What SGLang 0.5.23's _process_tool_call_stream yields, as a list."""
+    memo = _memo(request)
+    tools = memo.get("tools") if memo is not None else None
+    if tools is None:
+        tools = self._effective_tools(request)
     if index not in parser_dict:
         _make_parser(self, index, parser_dict, request, tools)
     parser = parser_dict[index]
-    if isinstance(parser, _serving_chat.JsonArrayParser):
+    if type(parser) is _FCP and _direct(parser.detector):
+        # FunctionCallParser.parse_stream_chunk without the StreamingParseResult
+        if not parser.tools and not parser.detector.parses_without_tools():
+            normal_text, calls = delta, []
+        else:
+            normal_text, calls = parser.detector.stream_pair(delta, parser.tools)
+        if flush:
+            end_text, end_calls = parser.parse_stream_end()
+            normal_text = (normal_text or "") + end_text
+            calls = list(calls) + end_calls
+    elif isinstance(parser, _serving_chat.JsonArrayParser):
         result = parser.parse_streaming_increment(delta, tools)
         normal_text, calls = result.normal_text, result.calls
         if flush:
@@ -312,25 +350,119 @@ async def _tool_call_stream(self: Any, index: int, delta: str, parser_dict: Dict
             end_text, end_calls = parser.parse_stream_end()
             normal_text = (normal_text or "") + end_text
             calls = list(calls) + end_calls
+    out = []
     if normal_text:
-        yield _sse(self, content, request, created, index, normal_text, None, continuous_usage_stats)
+        out.append(_sse(self, content, request, created, index, normal_text, None, continuous_usage_stats))
     if not calls:
-        return
-    history = self._get_history_tool_calls_cnt(request)
+        return out
+    history = memo.get("history_calls") if memo is not None else None
+    if history is None:
+        history = self._get_history_tool_calls_cnt(request)
     for item in calls:
         has_tool_calls[index] = True
         if item.name:
             tid, name = self._process_tool_call_id(item, history), item.name
         else:
             tid = name = None
-        yield _sse(self, content, request, created, index, None, (tid, item.tool_index, name, item.parameters),
-                   continuous_usage_stats)
+        out.append(_sse(self, content, request, created, index, None, (tid, item.tool_index, name, item.parameters),
+                        continuous_usage_stats))
+    return out
+
+
+async def _tool_call_stream(self: Any, *args: Any, **kwargs: Any):
+    for chunk in _tool_call_chunks(self, *args, **kwargs):
+        yield chunk
 
 
 def _around_tool_call_stream(original: Callable[..., Any], self: Any, *args: Any, **kwargs: Any) -> Any:
     if _bypass or not _ours(self):
         return original(self, *args, **kwargs)
     return _tool_call_stream(self, *args, **kwargs)
+
+
+# -- _generate_stream_content, for our requests ---------------------------------
+
+_plain_cache: Dict[Any, bool] = {}
+
+
+def _plain(cls: Any) -> bool:
+    """Whether `cls` keeps OpenAIServingChat's tool-call stream method (a
+    subclass that overrides it gets SGLang's _generate_stream_content)."""
+    r = _plain_cache.get(cls)
+    if r is None:
+        base = _serving_chat.OpenAIServingChat
+        r = _plain_cache[cls] = cls._process_tool_call_stream is base._process_tool_call_stream
+    return r
+
+
+def _usage_dict(self: Any, content: Dict[str, Any], index: int, prompt_tokens: Dict[int, int],
+                reasoning_tokens: Dict[int, int], completion_tokens: Dict[int, int]) -> Dict[str, Any]:
+    return _UsageProcessor.calculate_token_usage(
+        prompt_tokens=prompt_tokens.get(index, 0),
+        reasoning_tokens=reasoning_tokens.get(index, 0),
+        completion_tokens=completion_tokens.get(index, 0),
+        cached_tokens=self._continuous_usage_cached_details(content),
+    ).model_dump()
+
+
+async def _stream_content(self: Any, content: Dict[str, Any], index: int, request: Any, created: int,
+                          stream_offsets: Dict[int, int], reasoning_parser_dict: Dict[int, Any],
+                          parser_dict: Dict[int, Any], has_tool_calls: Dict[int, bool], choice_logprobs: Any,
+                          finish_reason_type: Optional[str], continuous_usage_stats: bool,
+                          prompt_tokens: Dict[int, int], reasoning_tokens: Dict[int, int],
+                          completion_tokens: Dict[int, int], memo: Dict[str, Any]):
+    """SGLang 0.5.23's _generate_stream_content (no chat-encoding adapter),
+    with the tool-call chunks built in place (no generator per chunk) and the
+    request's per-stream values from the memo."""
+    build = _serving_chat.build_sse_content
+    if _serving_chat.get_serving().incremental_streaming_output:
+        delta = content["text"]
+    else:
+        delta = content["text"][stream_offsets.get(index, 0):]
+        stream_offsets[index] = len(content["text"])
+    remaining_logprobs = choice_logprobs
+    if self.reasoning_parser and request.separate_reasoning:
+        reasoning_text, delta = self._process_reasoning_stream(index, delta, reasoning_parser_dict, content, request,
+                                                               finish_reason_type)
+        if reasoning_text:
+            usage = (_usage_dict(self, content, index, prompt_tokens, reasoning_tokens, completion_tokens)
+                     if continuous_usage_stats else None)
+            yield build(chunk_id=content["meta_info"]["id"], created=created, model=request.model, index=index,
+                        reasoning_content=reasoning_text, logprobs=remaining_logprobs, usage=usage)
+            remaining_logprobs = None
+    active = memo.get("parsing_active")
+    if active is None:
+        active = self._tool_call_parsing_active(request)
+    if active and not self._answer_started(reasoning_parser_dict.get(index)):
+        for chunk in _tool_call_chunks(self, index, delta, parser_dict, content, request, has_tool_calls,
+                                       created=created, continuous_usage_stats=continuous_usage_stats,
+                                       flush=finish_reason_type is not None and finish_reason_type != "abort"):
+            if chunk:
+                yield chunk
+        if finish_reason_type is not None and index in parser_dict:
+            remaining_chunk = self._check_for_unstreamed_tool_args(parser_dict[index], content, request, index,
+                                                                   created=created)
+            if remaining_chunk:
+                yield remaining_chunk
+    elif delta:
+        usage = (_usage_dict(self, content, index, prompt_tokens, reasoning_tokens, completion_tokens)
+                 if continuous_usage_stats else None)
+        yield build(chunk_id=content["meta_info"]["id"], created=created, model=request.model, index=index,
+                    content=delta, logprobs=remaining_logprobs, usage=usage)
+        remaining_logprobs = None
+    if remaining_logprobs is not None and (self.reasoning_parser or self.tool_call_parser):
+        usage = (_usage_dict(self, content, index, prompt_tokens, reasoning_tokens, completion_tokens)
+                 if continuous_usage_stats else None)
+        yield build(chunk_id=content["meta_info"]["id"], created=created, model=request.model, index=index,
+                    logprobs=remaining_logprobs, usage=usage)
+
+
+def _around_stream_content(original: Callable[..., Any], self: Any, *args: Any, **kwargs: Any) -> Any:
+    if not args and not _bypass:
+        memo = _memo(kwargs.get("request"))
+        if memo is not None and self._encoding_output() is None and _plain(type(self)):
+            return _stream_content(self, memo=memo, **kwargs)
+    return original(self, *args, **kwargs)
 
 
 # -- installation ---------------------------------------------------------------
@@ -350,6 +482,7 @@ def hooks() -> List[Tuple[str, Callable[..., Any], str]]:
         (_CHAT + "_get_history_tool_calls_cnt", _memoized("history_calls"), "AROUND"),
         (_CHAT + "_tool_call_parsing_active", _memoized("parsing_active"), "AROUND"),
         (_CHAT + "_process_tool_call_stream", _around_tool_call_stream, "AROUND"),
+        (_CHAT + "_generate_stream_content", _around_stream_content, "AROUND"),
     ]
 
 

@@ -114,6 +114,19 @@ class NativeDetectorMixin:
     def _to_result(self, events: list) -> StreamingParseResult:
         if not events:
             return StreamingParseResult()
+        normal_text, calls = self._to_pair(events)
+        return StreamingParseResult(normal_text=normal_text, calls=calls)
+
+    def stream_pair(self, new_text: str, tools: List[Any]) -> Tuple[str, List[ToolCallItem]]:
+        """parse_streaming_increment's result as (normal_text, calls),
+        without building a StreamingParseResult (the serving hooks' per-chunk
+        path; serving_hooks.py)."""
+        events = self._stream(tools).feed(new_text)
+        if len(events) == 1 and type(events[0]) is Text:  # the common chunk: prose
+            return events[0].text, []
+        return self._to_pair(events)
+
+    def _to_pair(self, events: list) -> Tuple[str, List[ToolCallItem]]:
         text: List[str] = []
         calls: List[ToolCallItem] = []
         for ev in events:
@@ -159,7 +172,7 @@ class NativeDetectorMixin:
                     self.current_tool_id = ev.index + 1
                     self.current_tool_name_sent = False
                 self._report(ev)
-        return StreamingParseResult(normal_text="".join(text), calls=calls)
+        return "".join(text), calls
 
     # -- SGLang detector interface ----------------------------------------
     def has_tool_call(self, text: str) -> bool:
