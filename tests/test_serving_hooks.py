@@ -225,6 +225,39 @@ def test_sse_equal_hooked_and_unhooked(case: str, monkeypatch: pytest.MonkeyPatc
         assert '"finish_reason":"length"' in hooked
 
 
+def _rows() -> List[str]:
+    from sglang_toolparse.sglang_plugin import NATIVE_NAMES
+
+    return list(NATIVE_NAMES)
+
+
+@pytest.mark.parametrize("native", _rows())
+def test_sse_equal_every_native_row(native: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Table-driven over NATIVE_NAMES: each row's canned output (the serving
+    tests' CANNED, keyed by the builtin it twins) streams the same SSE with
+    and without the hooks, and the hooked run takes the hooked path."""
+    from test_serving_chat import CANNED, NOT_DRIVABLE, TOOLS as CHAT_TOOLS
+
+    from sglang_toolparse.sglang_plugin import NATIVE_NAMES
+
+    builtin = NATIVE_NAMES[native][1]
+    if builtin in NOT_DRIVABLE:
+        pytest.skip(NOT_DRIVABLE[builtin])
+    if builtin not in CANNED:
+        pytest.skip("no canned output for %s in tests/test_serving_chat.py CANNED" % builtin)
+    encoded: List[str] = []
+    real_sse = serving_hooks._sse
+    monkeypatch.setattr(serving_hooks, "_sse", lambda *a, **k: encoded.append(1) or real_sse(*a, **k))
+    monkeypatch.setattr(serving_hooks, "_bypass", True)
+    plain = _serve(native, CANNED[builtin], CHAT_TOOLS)
+    assert not encoded
+    monkeypatch.setattr(serving_hooks, "_bypass", False)
+    hooked = _serve(native, CANNED[builtin], CHAT_TOOLS)
+    assert encoded
+    assert _events(hooked) == _events(plain)
+    assert '"tool_calls"' in hooked
+
+
 class CountingList(list):
     iterations = 0
 
