@@ -74,7 +74,7 @@ class StreamedArgs(list):
 
 
 # Set by every native one-shot parse (detect_and_parse): whether the result
-# holds an incomplete call. The serving hook (serving_hooks.py) reads it to
+# holds an incomplete call. The serving hook (serving_finish.py) reads it to
 # keep the non-stream finish_reason what the stream's is ("stop", not
 # "tool_calls", for a response whose call was cut off by a stop string or
 # EOS).
@@ -197,6 +197,19 @@ class NativeDetectorMixin:
     def _to_result(self, events: list) -> StreamingParseResult:
         if not events:
             return StreamingParseResult()
+        normal_text, calls = self._to_pair(events)
+        return StreamingParseResult(normal_text=normal_text, calls=calls)
+
+    def stream_pair(self, new_text: str, tools: List[Any]) -> Tuple[str, List[ToolCallItem]]:
+        """parse_streaming_increment's result as (normal_text, calls),
+        without building a StreamingParseResult (the serving hooks' per-chunk
+        path; serving_finish.py)."""
+        events = self._stream(tools).feed(new_text)
+        if len(events) == 1 and type(events[0]) is Text:  # the common chunk: prose
+            return events[0].text, []
+        return self._to_pair(events)
+
+    def _to_pair(self, events: list) -> Tuple[str, List[ToolCallItem]]:
         text: List[str] = []
         calls: List[ToolCallItem] = []
         for ev in events:
@@ -243,7 +256,7 @@ class NativeDetectorMixin:
                     self.current_tool_name_sent = False
                     self._close_incomplete(ev.index, calls)
                 self._report(ev)
-        return StreamingParseResult(normal_text="".join(text), calls=calls)
+        return "".join(text), calls
 
     def _close_incomplete(self, i: int, calls: List[ToolCallItem]) -> None:
         """A call that began and broke or was cut off stays incomplete

@@ -309,6 +309,21 @@ def _register_hooks() -> None:
         hook_registry.HookRegistry.apply_hooks()
 
 
+def _install_serving_hooks(module: Any) -> None:
+    """SGLang's serving_chat is imported: the serving hooks
+    (serving_hooks.py; they check the code they wrap first)."""
+    try:
+        from sglang_toolparse import serving_finish, serving_hooks
+
+        serving_hooks.install()
+        serving_finish.patch(module)  # non-stream finish_reason of incomplete calls
+    except Exception:  # SGLang must run unchanged if the hooks cannot be installed
+        logger.warning("sglang_toolparse: serving hooks not installed", exc_info=True)
+
+
+SERVING_CHAT_MODULE = "sglang.srt.entrypoints.openai.serving_chat"
+
+
 class _PostImportLoader(importlib.abc.Loader):
     def __init__(self, wrapped: importlib.abc.Loader, install: Any) -> None:
         self._wrapped = wrapped
@@ -323,12 +338,12 @@ class _PostImportLoader(importlib.abc.Loader):
 
 
 def _on_import() -> Dict[str, Any]:
-    return {FCP_MODULE: _install_detectors, RP_MODULE: _apply_reasoning}
+    return {FCP_MODULE: _install_detectors, RP_MODULE: _apply_reasoning, SERVING_CHAT_MODULE: _install_serving_hooks}
 
 
 class _PostImportFinder(importlib.abc.MetaPathFinder):
-    """Wraps the loaders of function_call_parser (and of the reasoning
-    parsers) to register on import."""
+    """Wraps the loaders of function_call_parser, of the reasoning parsers
+    and of serving_chat to act on import (_on_import)."""
 
     def find_spec(self, fullname, path, target=None):  # type: ignore[override]
         install = _on_import().get(fullname)
@@ -366,9 +381,6 @@ def register() -> None:
     # never call load_plugins(); route them through a module that does
     os.environ.setdefault(APP_PATH_ENV, APP_PATH)
     _register_hooks()
-    from sglang_toolparse import serving_hooks
-
-    serving_hooks.install()  # non-stream finish_reason of incomplete calls (lazy)
     pending = False
     for name, install in _on_import().items():
         module = sys.modules.get(name)

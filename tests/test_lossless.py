@@ -349,21 +349,21 @@ def _serving_chat():
 
 def test_serving_hook_stands_down_on_unexpected_code(caplog, monkeypatch):
     pytest.importorskip("sglang")
-    from sglang_toolparse import serving_hooks
+    from sglang_toolparse import serving_finish
 
     class Other:
         def _process_tool_calls(self, text, tools, finish_reason):
             return None
 
     module = type("M", (), {"OpenAIServingChat": Other})
-    assert serving_hooks.patch(module) is False
+    assert serving_finish.patch(module) is False
     assert Other._process_tool_calls.__name__ == "_process_tool_calls"
     assert not getattr(Other._process_tool_calls, "_toolparse_hook", False)
     assert "stands down" in caplog.text
-    monkeypatch.setenv(serving_hooks.SWITCH, "0")
+    monkeypatch.setenv(serving_finish.SWITCH, "0")
     serving_chat = _serving_chat()
 
-    assert serving_hooks.patch(type("M", (), {"OpenAIServingChat": serving_chat.OpenAIServingChat})) is False
+    assert serving_finish.patch(type("M", (), {"OpenAIServingChat": serving_chat.OpenAIServingChat})) is False
 
 
 def test_serving_hook_is_installed_by_the_plugin():
