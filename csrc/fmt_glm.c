@@ -83,6 +83,9 @@ typedef struct {
 static glm_row ROWS[] = {
     {.fmt = &tp_fmt_glm45, GLM_TAGS, NL_SEPS},
     {.fmt = &tp_fmt_glm47, GLM_TAGS, NL_SEPS},
+    /* inclusionAI Ling-3 / Ring: GLM-4.5's spelling; the name may also end
+     * at <arg_key> or </tool_call> (every row reads that) */
+    {.fmt = &tp_fmt_ling3, GLM_TAGS, NL_SEPS},
 };
 #define NROWS (sizeof(ROWS) / sizeof(ROWS[0]))
 
@@ -531,3 +534,4 @@ static void glm_finish(tp_parser *p)
 
 const tp_format tp_fmt_glm45 = {"glm45", glm_feed, glm_finish};
 const tp_format tp_fmt_glm47 = {"glm47", glm_feed, glm_finish};
+const tp_format tp_fmt_ling3 = {"ling3", glm_feed, glm_finish};

@@ -101,5 +101,7 @@ int tp_fmt_kimi_init(void);
 extern const tp_format tp_fmt_qwen3_coder;
 extern const tp_format tp_fmt_minimax_m2;
 int tp_fmt_xmlparam_init(void);
+/* more rows of the GLM engine (fmt_glm.c) */
+extern const tp_format tp_fmt_ling3;
 
 #endif

@@ -117,6 +117,7 @@ static const struct {
     {"glm47", &tp_rules_glm47},
     {"qwen3_coder", &tp_rules_qwen3_coder},
     {"minimax_m2", &tp_rules_minimax_m2},
+    {"ling3", &tp_rules_glm45}, /* Ling3Detector is a Glm4MoeDetector */
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)

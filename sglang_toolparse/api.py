@@ -25,6 +25,9 @@ FORMAT_ALIASES = {
 
 # Formats whose argument values are typed by the tools' JSON schemas.
 SCHEMA_TYPED_FORMATS = ("glm45", "glm47", "qwen3_coder", "minimax_m2")
+# rows of the GLM engine typed by GLM-4.5's or GLM-4.7's rules (glm_types.py)
+GLM_FAMILY = {"glm45": "glm45", "glm47": "glm47", "ling3": "glm45"}
+SCHEMA_TYPED_FORMATS += tuple(f for f in GLM_FAMILY if f not in SCHEMA_TYPED_FORMATS)
 XML_FORMATS = ("qwen3_coder", "minimax_m2")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
 
 
@@ -129,7 +132,8 @@ def _compile(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
         return _compile_untyped(fmt, schemas)
     from sglang_toolparse.glm_types import GlmConverter, compile_tools
 
-    rows, whole, by_name = compile_tools(fmt, schemas)
+    family = GLM_FAMILY[fmt]
+    rows, whole, by_name = compile_tools(family, schemas)
     kinds = _core.KINDS
     crow = [(name, kinds[dk], [(k, kinds[kind], mask) for k, kind, mask in params]) for name, dk, params in rows]
     # every name of the list, in order (a repeated name keeps its first id)
@@ -137,7 +141,7 @@ def _compile(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
     crow = [(n, kinds["untyped"], []) for n in names] + crow
 
     def host() -> GlmConverter:
-        return GlmConverter(fmt, by_name, whole)
+        return GlmConverter(family, by_name, whole)
 
     return _core.CompiledTools(crow, whole, host)
 

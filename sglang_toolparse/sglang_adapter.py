@@ -349,3 +349,17 @@ class MinimaxM2NativeDetector(NativeDetectorMixin, MinimaxM2Detector):
     _tp_format = "minimax_m2"
     _tp_markers = ("<minimax:tool_call>",)
     parser_name = "minimax-m2_native"
+
+
+# ---- rows of the GLM engine (issue 20): other families that write a name and
+# <arg_key>/<arg_value> pairs -------------------------------------------------
+from sglang.srt.function_call.ling3_detector import Ling3Detector  # noqa: E402
+
+
+class Ling3NativeDetector(NativeDetectorMixin, Ling3Detector):
+    """inclusionAI Ling-3 / Ring (GLM-4.5's `<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>...`;
+    the name may also end at `<arg_key>` or `</tool_call>`), native core; typed by GLM-4.5's rules."""
+
+    _tp_format = "ling3"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "ling3_native"

@@ -225,6 +225,13 @@ TABLE["kimi_k2"] = FormatSpec(
         _KIMI[0] + _KIMI[2] + "functions.f" + _KIMI[4] + "{}" + _KIMI[2] + "functions.f:1" + _KIMI[3] + _KIMI[1],
     ))
 
+# Rows of the GLM engine (issue 20): typed by schema like GLM (json_args=False).
+_GLM_TYPED_SEED = "".join("<arg_key>%s</arg_key><arg_value>%s</arg_value>" % kv for kv in _TYPED_VALUES)
+TABLE["ling3"] = FormatSpec(
+    "ling3", _GLM_MARKERS + ("\\n",), render_call=_glm("\n"), block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=("<tool_call>f" + _GLM_TYPED_SEED + "</tool_call>", "<tool_call>f</tool_call><tool_call>f\n</tool_call>",
+                 "<tool_call>search<arg_key>q</arg_key>\n<arg_value>x</arg_value>\\n</tool_call> after"))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

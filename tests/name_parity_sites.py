@@ -115,6 +115,10 @@ srt/rust_server/config.py | _build_server_args | passed | ext.ServerArgs(model_p
 srt/server_args.py | ServerArgs.add_cli_args | key | 'tool_call_parser' | 1
 srt/utils/hf_transformers/common.py | <module> | literal | 'kimi_k2' | 1
 srt/utils/hf_transformers/common.py | _KimiK2ConfigAlias | literal | 'kimi_k2' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'ling3' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'ling3' | 1
+srt/parser/template_detection.py | <module> | literal | 'ling3' | 4
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'ling3' | 2
 """
 
 # "file | enclosing function" -> why X_native behaves as X there

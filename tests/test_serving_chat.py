@@ -273,6 +273,12 @@ for _b in ("qwen3_coder", "step3p5", "minimax-m2"):
     for _c in ("tokens", "bursts"):
         BUILTIN_DIFFS[("content", _b, _c)] = _KEPT_NL
 
+# rows of the GLM engine (issue 20): canned output as each template writes it
+CANNED["ling3"] = _GLM45
+SPECIAL_TOKENS["ling3"] = _GLM_SPECIAL
+BUILTIN_DIFFS[("content", "ling3", "tokens")] = _LEAK % "\n\n"
+BUILTIN_DIFFS[("content", "ling3", "bursts")] = _PROSE_LOST % ""
+
 
 def _cases(kind):
     for native, (_cls, builtin) in sorted(NATIVE_NAMES.items()):

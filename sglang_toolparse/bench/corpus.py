@@ -169,6 +169,7 @@ RENDERERS: Dict[str, Renderer] = {
     "hermes": render_hermes,
     "glm45": render_glm45,
     "glm47": render_glm47,
+    "ling3": render_glm45,  # Ling-3 / Ring write GLM-4.5's spelling
 }
 
 
@@ -305,6 +306,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "deepseekv3": _DS_TOKENS,
     "deepseekv31": _DS_TOKENS,
     "kimi_k2": _KIMI_SECTION + _KIMI_CALL,
+    "ling3": _GLM_TOKENS,
 }
 
 

@@ -1,0 +1,138 @@
+"""Golden cases for the GLM engine's other rows (tests/glm_rows.py), each
+replayed with every chunker and at every split point: the merged events must
+be identical. The text is written as each family's chat template writes it;
+values are typed by the tools' schemas with the family's rules."""
+import json
+
+import pytest
+
+from glm_rows import ROWS
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text, parse
+from support import CHUNKERS, check_stream_invariants, every_split, run
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "days": {"type": "integer"},
+        "ratio": {"type": "number"},
+        "hot": {"type": "boolean"},
+        "opts": {"type": "object"},
+        "tags": {"type": "array"},
+        "maybe": {"type": ["string", "null"]},
+    },
+}
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": SCHEMA}},
+    {"type": "function", "function": {"name": "noop", "parameters": {"type": "object", "properties": {}}}},
+    {"type": "function", "function": {"name": "edit", "parameters": {"type": "object", "properties": {
+        "path": {"type": "string"}, "content": {"type": "string"}}}}},
+]
+
+W = ("get_weather", [("city", "Paris"), ("days", "3")])
+W_ARGS = '{"city": "Paris", "days": 3}'
+N = ("noop", [])
+TYPED = [("city", "123"), ("days", "3"), ("ratio", "0.5"), ("hot", "true"), ("opts", '{"a": [1,2]}'),
+         ("tags", '["x"]'), ("maybe", "null")]
+# the typed call's arguments by each family's rules
+TYPED_ARGS = {
+    "ling3": '{"city": "123", "days": 3, "ratio": 0.5, "hot": true, "opts": {"a": [1, 2]}, "tags": ["x"], '
+             '"maybe": "null"}',  # GLM-4.5: ["string", "null"] is a string, its raw text
+}
+WS = [("path", " a.py "), ("content", "def f():\n    return 1\n")]
+ESC = [("path", 'caf\u00e9 \U0001F600 "q" \\ \t'), ("content", "<b>x</b> </arg_valu a</tool_call><tool_call>b")]
+
+
+def call(i, name, args):
+    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
+
+
+def err(index, code, offset, detail=""):
+    return ParseError(index, code, offset, detail)
+
+
+def cases(fmt):
+    """name -> (text, expected merged events)"""
+    r = ROWS[fmt]
+    opener = r.markers[0]
+    out = {
+        "single_with_prose": ("Let me check.\n" + r.calls(W), [Text("Let me check.")] + call(0, "get_weather", W_ARGS)),
+        "typed_values": (r.calls(("get_weather", TYPED)), call(0, "get_weather", TYPED_ARGS[fmt])),
+        "whitespace_inside_strings_kept": (
+            r.calls(("edit", WS)), call(0, "edit", json.dumps(dict(WS), ensure_ascii=False))),
+        "escapes_unicode_and_tags_in_strings": (
+            r.calls(("edit", ESC)), call(0, "edit", json.dumps(dict(ESC), ensure_ascii=False))),
+        "zero_arguments": (r.calls(N), call(0, "noop", "{}")),
+        "two_calls_prose_around": (
+            "Before.\n" + r.calls(W) + "\nBetween.\n" + r.calls(N) + "\nAfter.",
+            [Text("Before.")] + call(0, "get_weather", W_ARGS) + [Text("\nBetween.")] + call(1, "noop", "{}")
+            + [Text("\nAfter.")]),
+        "three_calls_one_turn": (
+            r.calls(W, N, W), call(0, "get_weather", W_ARGS) + call(1, "noop", "{}") + call(2, "get_weather", W_ARGS)),
+        "partial_marker_released_at_end": ("a " + opener[:-3], [Text("a " + opener[:-3])]),
+    }
+    text = r.calls(("rm_rf", [("p", "/")]), W)
+    out["unknown_tool_dropped_next_survives"] = (
+        text, [err(None, "unknown_tool", text.index(opener), "rm_rf")] + call(0, "get_weather", W_ARGS))
+    one = r.render("edit", [("content", "partial")])
+    text = "Ok " + one[: one.index("partial") + len("partial")]
+    out["truncated_inside_value"] = (
+        text, [Text("Ok"), CallStart(0, "edit"), ArgsDelta(0, '{"content": "partial'), err(0, "unterminated", len(text))])
+    out.update(SPECIFIC.get(fmt, {}))
+    return out
+
+
+SPECIFIC = {
+    "ling3": {
+        # Ling3Detector: the name ends at a newline, <arg_key> or </tool_call>
+        "name_then_arg_key_directly": (
+            "<tool_call>get_weather<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>",
+            call(0, "get_weather", '{"days": 3}')),
+        "zero_arguments_closed_at_once": ("<tool_call>noop</tool_call>", call(0, "noop", "{}")),
+        "literal_backslash_n_separators": (
+            "<tool_call>get_weather\\n<arg_key>days</arg_key>\\n<arg_value>3</arg_value>\\n</tool_call>",
+            call(0, "get_weather", '{"days": 3}')),
+        "prose_tag_is_text": ("use the <tool_call> tag here", [Text("use the <tool_call> tag here")]),
+    },
+}
+
+CASES = [(fmt, name) for fmt in sorted(ROWS) for name in sorted(cases(fmt))]
+
+
+@pytest.mark.parametrize("fmt,case", CASES)
+def test_golden_every_chunker(fmt, case):
+    text, expected = cases(fmt)[case]
+    check_stream_invariants(expected)
+    for name, chunker in CHUNKERS.items():
+        assert run(fmt, chunker(text), TOOLS) == expected, name
+
+
+@pytest.mark.parametrize("fmt,case", CASES)
+def test_golden_every_split(fmt, case):
+    text, expected = cases(fmt)[case]
+    for chunks in every_split(text):
+        assert run(fmt, chunks, TOOLS) == expected, chunks
+
+
+@pytest.mark.parametrize("fmt", sorted(ROWS))
+def test_long_string_value_streams_before_its_end(fmt):
+    """A 64 KB string argument streams as it is generated, not at its end tag."""
+    body = ("line with \"quotes\", tabs\t and unicode \u00e9\n" * 2000)[:65536]
+    text = ROWS[fmt].calls(("edit", [("path", "a.txt"), ("content", body)]))
+    end = text.index("</arg_value>", text.index(body[:20]))
+    p = StreamParser(fmt, TOOLS)
+    streamed = []
+    for i in range(0, end, 1000):
+        streamed += [e.delta for e in p.feed(text[i:min(i + 1000, end)]) if isinstance(e, ArgsDelta)]
+    before_end = "".join(streamed)
+    assert len(before_end) > len(json.dumps(body, ensure_ascii=False)) - 40
+    rest = p.feed(text[end:]) + p.finish()
+    final = [e for e in rest if isinstance(e, CallEnd)][0]
+    assert json.loads(final.arguments) == {"path": "a.txt", "content": body}
+
+
+@pytest.mark.parametrize("fmt", sorted(ROWS))
+def test_no_tool_list_accepts_any_name(fmt):
+    text = ROWS[fmt].calls(("anything", [("s", "x y")]))
+    calls = parse(fmt, text, None).calls
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [("anything", {"s": "x y"})]
