@@ -86,6 +86,10 @@ static glm_row ROWS[] = {
     /* inclusionAI Ling-3 / Ring: GLM-4.5's spelling; the name may also end
      * at <arg_key> or </tool_call> (every row reads that) */
     {.fmt = &tp_fmt_ling3, GLM_TAGS, NL_SEPS},
+    /* IQuest Coder: GLM-4.7's spelling inside its own call tags */
+    {.fmt = &tp_fmt_iquest_q1, .call_open = "<iquest_tool_call>", .call_close = "</iquest_tool_call>",
+     .key_open = "<arg_key>", .key_close = "</arg_key>", .value_open = "<arg_value>", .value_close = "</arg_value>",
+     NL_SEPS},
 };
 #define NROWS (sizeof(ROWS) / sizeof(ROWS[0]))
 
@@ -535,3 +539,4 @@ static void glm_finish(tp_parser *p)
 const tp_format tp_fmt_glm45 = {"glm45", glm_feed, glm_finish};
 const tp_format tp_fmt_glm47 = {"glm47", glm_feed, glm_finish};
 const tp_format tp_fmt_ling3 = {"ling3", glm_feed, glm_finish};
+const tp_format tp_fmt_iquest_q1 = {"iquest_q1", glm_feed, glm_finish};

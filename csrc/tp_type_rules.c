@@ -118,6 +118,7 @@ static const struct {
     {"qwen3_coder", &tp_rules_qwen3_coder},
     {"minimax_m2", &tp_rules_minimax_m2},
     {"ling3", &tp_rules_glm45}, /* Ling3Detector is a Glm4MoeDetector */
+    {"iquest_q1", &tp_rules_glm47}, /* IQuestQ1Detector is a Glm47MoeDetector */
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)

@@ -26,7 +26,7 @@ FORMAT_ALIASES = {
 # Formats whose argument values are typed by the tools' JSON schemas.
 SCHEMA_TYPED_FORMATS = ("glm45", "glm47", "qwen3_coder", "minimax_m2")
 # rows of the GLM engine typed by GLM-4.5's or GLM-4.7's rules (glm_types.py)
-GLM_FAMILY = {"glm45": "glm45", "glm47": "glm47", "ling3": "glm45"}
+GLM_FAMILY = {"glm45": "glm45", "glm47": "glm47", "ling3": "glm45", "iquest_q1": "glm47"}
 SCHEMA_TYPED_FORMATS += tuple(f for f in GLM_FAMILY if f not in SCHEMA_TYPED_FORMATS)
 XML_FORMATS = ("qwen3_coder", "minimax_m2")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
 

@@ -363,3 +363,16 @@ class Ling3NativeDetector(NativeDetectorMixin, Ling3Detector):
     _tp_format = "ling3"
     _tp_markers = ("<tool_call>",)
     parser_name = "ling3_native"
+
+
+from sglang.srt.function_call.iquest_q1_detector import IQuestQ1Detector  # noqa: E402
+
+
+class IQuestQ1NativeDetector(NativeDetectorMixin, IQuestQ1Detector):
+    """IQuest Coder (`<iquest_tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...</iquest_tool_call>`),
+    native core; typed by GLM-4.7's rules. A `required` or named tool_choice is
+    parsed by SGLang's IQuest JSON parser, as for the builtin."""
+
+    _tp_format = "iquest_q1"
+    _tp_markers = ("<iquest_tool_call>",)
+    parser_name = "iquest_q1_native"

@@ -231,6 +231,12 @@ TABLE["ling3"] = FormatSpec(
     "ling3", _GLM_MARKERS + ("\\n",), render_call=_glm("\n"), block=lambda calls: "\n".join(calls), json_args=False,
     extra_seeds=("<tool_call>f" + _GLM_TYPED_SEED + "</tool_call>", "<tool_call>f</tool_call><tool_call>f\n</tool_call>",
                  "<tool_call>search<arg_key>q</arg_key>\n<arg_value>x</arg_value>\\n</tool_call> after"))
+_IQ = ("<iquest_tool_call>", "</iquest_tool_call>")
+TABLE["iquest_q1"] = FormatSpec(
+    "iquest_q1", _IQ + _GLM_MARKERS[2:], render_call=lambda n, a: _glm("")(n, a).replace("tool_call>", "iquest_tool_call>"),
+    block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=(_IQ[0] + "f" + _GLM_TYPED_SEED + _IQ[1], _IQ[0] + "run\n<arg_key>q</arg_key> <arg_value> x </arg_value>\n" + _IQ[1],
+                 "<tool_call>f</tool_call>" + _IQ[0] + "f" + _IQ[0] + "search" + _IQ[1]))
 
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (

@@ -51,4 +51,8 @@ class Row:
 ROWS = {
     # Ling-3 / Ring: GLM-4.5's spelling (Ling3Detector is a Glm4MoeDetector)
     "ling3": Row("ling3", "ling3", glm45_shape()),
+    # IQuest Coder: GLM-4.7's spelling in <iquest_tool_call> (IQuestQ1Detector is a Glm47MoeDetector)
+    "iquest_q1": Row("iquest_q1", "iquest_q1", glm47_shape("<iquest_tool_call>", "</iquest_tool_call>"),
+                     markers=("<iquest_tool_call>", "</iquest_tool_call>", "<arg_key>", "</arg_key>", "<arg_value>",
+                              "</arg_value>")),
 }

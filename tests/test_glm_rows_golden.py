@@ -38,6 +38,8 @@ TYPED = [("city", "123"), ("days", "3"), ("ratio", "0.5"), ("hot", "true"), ("op
 TYPED_ARGS = {
     "ling3": '{"city": "123", "days": 3, "ratio": 0.5, "hot": true, "opts": {"a": [1, 2]}, "tags": ["x"], '
              '"maybe": "null"}',  # GLM-4.5: ["string", "null"] is a string, its raw text
+    "iquest_q1": '{"city": "123", "days": 3, "ratio": 0.5, "hot": true, "opts": {"a": [1, 2]}, "tags": ["x"], '
+                 '"maybe": null}',  # GLM-4.7: a union allowing null
 }
 WS = [("path", " a.py "), ("content", "def f():\n    return 1\n")]
 ESC = [("path", 'caf\u00e9 \U0001F600 "q" \\ \t'), ("content", "<b>x</b> </arg_valu a</tool_call><tool_call>b")]
@@ -93,6 +95,14 @@ SPECIFIC = {
             "<tool_call>get_weather\\n<arg_key>days</arg_key>\\n<arg_value>3</arg_value>\\n</tool_call>",
             call(0, "get_weather", '{"days": 3}')),
         "prose_tag_is_text": ("use the <tool_call> tag here", [Text("use the <tool_call> tag here")]),
+    },
+    "iquest_q1": {
+        # blanks between the parts (the model's own newline after the name)
+        "blanks_between_parts": (
+            "<iquest_tool_call>get_weather\n<arg_key>city</arg_key> <arg_value>x</arg_value>\n</iquest_tool_call>",
+            call(0, "get_weather", '{"city": "x"}')),
+        "glm_tags_are_text": ("<tool_call>noop</tool_call>", [Text("<tool_call>noop</tool_call>")]),
+        "cut_off_before_the_name_ends": ("<iquest_tool_call>get_wea", [err(None, "unterminated", 25)]),
     },
 }
 
