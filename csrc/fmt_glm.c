@@ -90,6 +90,8 @@ static glm_row ROWS[] = {
     {.fmt = &tp_fmt_iquest_q1, .call_open = "<iquest_tool_call>", .call_close = "</iquest_tool_call>",
      .key_open = "<arg_key>", .key_close = "</arg_key>", .value_open = "<arg_value>", .value_close = "</arg_value>",
      NL_SEPS},
+    /* Poolside Laguna: GLM-4.5's spelling */
+    {.fmt = &tp_fmt_poolside_v1, GLM_TAGS, NL_SEPS},
 };
 #define NROWS (sizeof(ROWS) / sizeof(ROWS[0]))
 
@@ -540,3 +542,4 @@ const tp_format tp_fmt_glm45 = {"glm45", glm_feed, glm_finish};
 const tp_format tp_fmt_glm47 = {"glm47", glm_feed, glm_finish};
 const tp_format tp_fmt_ling3 = {"ling3", glm_feed, glm_finish};
 const tp_format tp_fmt_iquest_q1 = {"iquest_q1", glm_feed, glm_finish};
+const tp_format tp_fmt_poolside_v1 = {"poolside_v1", glm_feed, glm_finish};

@@ -104,5 +104,6 @@ int tp_fmt_xmlparam_init(void);
 /* more rows of the GLM engine (fmt_glm.c) */
 extern const tp_format tp_fmt_ling3;
 extern const tp_format tp_fmt_iquest_q1;
+extern const tp_format tp_fmt_poolside_v1;
 
 #endif

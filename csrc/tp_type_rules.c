@@ -105,6 +105,32 @@ const tp_type_rules tp_rules_minimax_m2 = {
     1,
 };
 
+/* poolside_v1_detector._convert_param_value: a parameter whose schema type
+ * (lowercased) is string/str/text/enum is its raw text; no type (or an
+ * undeclared key, or an unknown tool): json.loads, else the raw text; any
+ * other type: json.loads, then ast.literal_eval, else the raw text. Every
+ * declared non-string parameter compiles to TP_KIND_OTHER. A value that is
+ * JSON with NaN/Infinity stays text (SGLang writes them into the argument
+ * JSON; see docs/PARSERS.md). */
+#define POOLSIDE_TYPED (TP_R_JSON | TP_R_JSON_FINITE | TP_R_LITERAL_HOST)
+const tp_type_rules tp_rules_poolside_v1 = {
+    "poolside_v1",
+    {
+        [TP_KIND_UNTYPED] = TP_R_JSON | TP_R_JSON_FINITE,
+        [TP_KIND_STRING] = 0,
+        [TP_KIND_OTHER] = POOLSIDE_TYPED,
+        [TP_KIND_INTEGER] = POOLSIDE_TYPED,
+        [TP_KIND_NUMBER] = POOLSIDE_TYPED,
+        [TP_KIND_BOOLEAN] = POOLSIDE_TYPED,
+        [TP_KIND_NULL] = POOLSIDE_TYPED,
+        [TP_KIND_OBJECT] = POOLSIDE_TYPED,
+        [TP_KIND_ARRAY] = POOLSIDE_TYPED,
+        [TP_KIND_UNION] = POOLSIDE_TYPED,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
 /* A format without rules of its own: a non-string value is its raw text. */
 const tp_type_rules tp_rules_plain = {"plain", {0}};
 
@@ -119,6 +145,7 @@ static const struct {
     {"minimax_m2", &tp_rules_minimax_m2},
     {"ling3", &tp_rules_glm45}, /* Ling3Detector is a Glm4MoeDetector */
     {"iquest_q1", &tp_rules_glm47}, /* IQuestQ1Detector is a Glm47MoeDetector */
+    {"poolside_v1", &tp_rules_poolside_v1},
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)
@@ -133,7 +160,8 @@ const tp_type_rules *tp_rules_for(const void *fmt)
 const tp_type_rules *tp_rules_named(const char *family)
 {
     static const tp_type_rules *const ALL[] = {&tp_rules_glm45, &tp_rules_glm47, &tp_rules_qwen3_coder,
-                                                   &tp_rules_minimax_m2, &tp_rules_plain};
+                                                   &tp_rules_minimax_m2, &tp_rules_plain,
+                                                   &tp_rules_poolside_v1};
     for (size_t i = 0; i < sizeof(ALL) / sizeof(ALL[0]); i++)
         if (strcmp(ALL[i]->family, family) == 0)
             return ALL[i];

@@ -376,3 +376,15 @@ class IQuestQ1NativeDetector(NativeDetectorMixin, IQuestQ1Detector):
     _tp_format = "iquest_q1"
     _tp_markers = ("<iquest_tool_call>",)
     parser_name = "iquest_q1_native"
+
+
+from sglang.srt.function_call.poolside_v1_detector import PoolsideV1Detector  # noqa: E402
+
+
+class PoolsideV1NativeDetector(NativeDetectorMixin, PoolsideV1Detector):
+    """Poolside Laguna (GLM-4.5's `<tool_call>NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n...`),
+    native core; typed by PoolsideV1Detector's rules (glm_row_types.py)."""
+
+    _tp_format = "poolside_v1"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "poolside_v1_native"

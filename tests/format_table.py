@@ -237,6 +237,10 @@ TABLE["iquest_q1"] = FormatSpec(
     block=lambda calls: "\n".join(calls), json_args=False,
     extra_seeds=(_IQ[0] + "f" + _GLM_TYPED_SEED + _IQ[1], _IQ[0] + "run\n<arg_key>q</arg_key> <arg_value> x </arg_value>\n" + _IQ[1],
                  "<tool_call>f</tool_call>" + _IQ[0] + "f" + _IQ[0] + "search" + _IQ[1]))
+TABLE["poolside_v1"] = FormatSpec(
+    "poolside_v1", _GLM_MARKERS, render_call=_glm("\n"), block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=("<tool_call>f\n" + _GLM_TYPED_SEED.replace("</arg_value>", "</arg_value>\n") + "</tool_call>",
+                 "<tool_call>f\n<arg_key>o</arg_key>\n<arg_value>{\"a\": 1, \"a\": [NaN]}</arg_value>\n</tool_call>"))
 
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (

@@ -55,4 +55,6 @@ ROWS = {
     "iquest_q1": Row("iquest_q1", "iquest_q1", glm47_shape("<iquest_tool_call>", "</iquest_tool_call>"),
                      markers=("<iquest_tool_call>", "</iquest_tool_call>", "<arg_key>", "</arg_key>", "<arg_value>",
                               "</arg_value>")),
+    # Poolside Laguna: GLM-4.5's spelling, typed by PoolsideV1Detector's rules
+    "poolside_v1": Row("poolside_v1", "poolside_v1", glm45_shape()),
 }

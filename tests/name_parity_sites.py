@@ -127,6 +127,9 @@ srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'iquest_q1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'iquest_q1' | 1
 srt/parser/template_detection.py | <module> | literal | 'iquest_q1' | 4
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'iquest_q1' | 2
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'poolside_v1' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'poolside_v1' | 1
+srt/parser/template_detection.py | <module> | literal | 'poolside_v1' | 4
 """
 
 # "file | enclosing function" -> why X_native behaves as X there

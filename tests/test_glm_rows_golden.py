@@ -40,6 +40,8 @@ TYPED_ARGS = {
              '"maybe": "null"}',  # GLM-4.5: ["string", "null"] is a string, its raw text
     "iquest_q1": '{"city": "123", "days": 3, "ratio": 0.5, "hot": true, "opts": {"a": [1, 2]}, "tags": ["x"], '
                  '"maybe": null}',  # GLM-4.7: a union allowing null
+    "poolside_v1": '{"city": "123", "days": 3, "ratio": 0.5, "hot": true, "opts": {"a": [1, 2]}, "tags": ["x"], '
+                   '"maybe": null}',  # a type list is not string-like: json.loads
 }
 WS = [("path", " a.py "), ("content", "def f():\n    return 1\n")]
 ESC = [("path", 'caf\u00e9 \U0001F600 "q" \\ \t'), ("content", "<b>x</b> </arg_valu a</tool_call><tool_call>b")]
@@ -103,6 +105,20 @@ SPECIFIC = {
             call(0, "get_weather", '{"city": "x"}')),
         "glm_tags_are_text": ("<tool_call>noop</tool_call>", [Text("<tool_call>noop</tool_call>")]),
         "cut_off_before_the_name_ends": ("<iquest_tool_call>get_wea", [err(None, "unterminated", 25)]),
+    },
+    "poolside_v1": {
+        # the template writes a string raw: its newlines are its own
+        "string_with_wrapping_newlines_kept": (
+            "<tool_call>edit\n<arg_key>content</arg_key>\n<arg_value>\nx\n</arg_value>\n</tool_call>",
+            call(0, "edit", '{"content": "\\nx\\n"}')),
+        # a declared non-string type: json.loads, then a Python literal; undeclared: json.loads only
+        "literal_for_typed_json_only_for_undeclared": (
+            "<tool_call>get_weather\n<arg_key>tags</arg_key>\n<arg_value>(1, 'a')</arg_value>\n"
+            "<arg_key>extra</arg_key>\n<arg_value>(1, 'a')</arg_value>\n</tool_call>",
+            call(0, "get_weather", '{"tags": [1, "a"], "extra": "(1, \'a\')"}')),
+        "non_finite_stays_text": (
+            "<tool_call>get_weather\n<arg_key>ratio</arg_key>\n<arg_value>NaN</arg_value>\n</tool_call>",
+            call(0, "get_weather", '{"ratio": "NaN"}')),
     },
 }
 

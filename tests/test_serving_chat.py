@@ -280,6 +280,10 @@ BUILTIN_DIFFS[("content", "ling3", "tokens")] = _LEAK % "\n\n"
 BUILTIN_DIFFS[("content", "ling3", "bursts")] = _PROSE_LOST % ""
 CANNED["iquest_q1"] = _GLM47.replace("tool_call>", "iquest_tool_call>")
 SPECIAL_TOKENS["iquest_q1"] = ("<iquest_tool_call>", "</iquest_tool_call>") + _GLM_SPECIAL[2:]
+CANNED["poolside_v1"] = _GLM45
+SPECIAL_TOKENS["poolside_v1"] = _GLM_SPECIAL
+BUILTIN_DIFFS[("content", "poolside_v1", "tokens")] = _LEAK % "\n"
+BUILTIN_DIFFS[("content", "poolside_v1", "bursts")] = _LEAK % "\n"
 
 
 def _cases(kind):

@@ -47,6 +47,11 @@ SGLANG_WRONG = {
         "one_shot:two_calls": _KEEPS_NL % "IQuestQ1Detector",
         "one_shot_prose_after_call": _KEEPS_NL % "IQuestQ1Detector",
     },
+    "poolside_v1": {
+        "long_string_streams": "PoolsideV1Detector holds each value until its </arg_value>",
+        "one_shot:single": _KEEPS_NL % "PoolsideV1Detector",
+        "one_shot_prose_after_call": "PoolsideV1Detector.detect_and_parse keeps only the text before the first call",
+    },
 }
 
 

@@ -171,6 +171,7 @@ RENDERERS: Dict[str, Renderer] = {
     "glm47": render_glm47,
     "ling3": render_glm45,  # Ling-3 / Ring write GLM-4.5's spelling
     "iquest_q1": lambda prose, calls: render_glm47(prose, calls).replace("tool_call>", "iquest_tool_call>"),
+    "poolside_v1": render_glm45,  # Poolside Laguna writes GLM-4.5's spelling
 }
 
 
@@ -309,6 +310,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "kimi_k2": _KIMI_SECTION + _KIMI_CALL,
     "ling3": _GLM_TOKENS,
     "iquest_q1": ("<iquest_tool_call>", "</iquest_tool_call>") + _GLM_TOKENS[2:],
+    "poolside_v1": _GLM_TOKENS,
 }
 
 

@@ -1,0 +1,130 @@
+"""Schema typing of the GLM engine's other rows (issue 20), without SGLang.
+
+Each family's rule for turning a parameter's raw text into a JSON value is
+restated here from SGLang 0.5.23's detector (srt/function_call/), with the
+chat template's own rule where they disagree (a string parameter is the raw
+text; a non-finite number is kept as text, so the arguments stay JSON; see
+docs/PARSERS.md). The C core applies the same rules from its table rows
+(csrc/tp_type_rules.c) and hands over only what needs Python (a literal for
+ast.literal_eval, an object with a repeated key, numbers Python reads
+beyond plain ASCII). This module is the host for those values, the schema
+compiler for the core's kind table, and the reference the differential
+tests compare the core with.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from sglang_toolparse.glm_types import _dumps, get_schema_properties, safe_literal_eval
+
+Schemas = Sequence[Tuple[str, Any]]  # (tool name, parameters schema or None)
+Row = Tuple[str, str, List[Tuple[str, str, int]]]  # (name, default kind, [(key, kind, mask)])
+
+
+def _finite(v: Any) -> bool:
+    """json.dumps(v, allow_nan=False) would write it."""
+    try:
+        json.dumps(v, allow_nan=False)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+# ------------------------------------------------------------- poolside_v1
+
+# PoolsideV1Detector._convert_param_value: the schema's "type" as a lowercase
+# string; string-like types are the raw text; no type: json.loads; any other
+# type: json.loads, then ast.literal_eval; what fails is the raw text.
+POOLSIDE_STRING = frozenset({"string", "str", "text", "enum"})
+
+
+def poolside_type(spec: Any) -> str:
+    return str(spec.get("type", "")).lower() if isinstance(spec, dict) else ""
+
+
+def poolside_kind(spec: Any) -> str:
+    t = poolside_type(spec)
+    return "string" if t in POOLSIDE_STRING else ("other" if t else "untyped")
+
+
+def poolside_value(spec: Any, raw: str) -> Any:
+    t = poolside_type(spec)
+    if t in POOLSIDE_STRING:
+        return raw
+    try:
+        v = json.loads(raw)
+        return v if _finite(v) else raw  # NaN/Infinity: the text (SGLang writes them into the JSON)
+    except ValueError:
+        pass
+    if t:
+        try:
+            v = safe_literal_eval(raw)
+            if _finite(v):
+                return v
+        except Exception:  # SyntaxError, ValueError, MemoryError, RecursionError ...
+            pass
+    return raw
+
+
+# ------------------------------------------------------------- the families
+
+# fmt -> (kind of a parameter's schema, value of a raw text under that schema)
+FAMILIES = {
+    "poolside_v1": (poolside_kind, poolside_value),
+}
+
+
+def tool_params(schemas: Optional[Schemas]) -> Dict[str, Dict[str, Any]]:
+    """name -> {key: property schema}: the first tool of a name (the
+    detectors look the name up in order), properties as SGLang's
+    get_schema_properties finds them."""
+    out: Dict[str, Dict[str, Any]] = {}
+    for name, schema in schemas or ():
+        if name not in out:
+            out[name] = get_schema_properties(schema) if isinstance(schema, dict) else {}
+    return out
+
+
+def compile_rows(fmt: str, schemas: Optional[Schemas]) -> List[Row]:
+    """Rows for _core.CompiledTools: a kind per declared parameter."""
+    kind_of = FAMILIES[fmt][0]
+    return [(name, "untyped", [(k, kind_of(spec), 0) for k, spec in props.items()])
+            for name, props in tool_params(schemas).items()]
+
+
+def value(fmt: str, spec: Any, raw: str) -> Any:
+    """The reference: what `raw` of a parameter with schema `spec` (None:
+    undeclared) becomes."""
+    return FAMILIES[fmt][1](spec, raw)
+
+
+class RowConverter:
+    """Types the values the C core hands over (the GlmConverter interface:
+    see _core.StreamParser)."""
+
+    __slots__ = ("fmt", "tools", "_params")
+
+    def __init__(self, fmt: str, tools: Dict[str, Dict[str, Any]]):
+        self.fmt = fmt
+        self.tools = tools  # shared: read only
+        self._params: Dict[str, Any] = {}
+
+    def begin(self, name: str) -> bool:
+        self._params = self.tools.get(name, {})
+        return False  # no value depends on another: nothing held per call
+
+    def value(self, key: str, raw: str) -> str:
+        try:
+            return _dumps(value(self.fmt, self._params.get(key), raw), raw)
+        except Exception:  # defensive: a rule must never break the stream
+            return json.dumps(raw, ensure_ascii=False)
+
+    def end(self) -> Optional[str]:
+        return None
+
+    def reset(self) -> None:
+        self._params = {}
+
+
+__all__ = ["FAMILIES", "RowConverter", "compile_rows", "tool_params", "value"]
