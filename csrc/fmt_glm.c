@@ -92,6 +92,8 @@ static glm_row ROWS[] = {
      NL_SEPS},
     /* Poolside Laguna: GLM-4.5's spelling */
     {.fmt = &tp_fmt_poolside_v1, GLM_TAGS, NL_SEPS},
+    /* iFlytek Spark 2.5: GLM's tags, a newline after the name */
+    {.fmt = &tp_fmt_spark25, GLM_TAGS, NL_SEPS},
 };
 #define NROWS (sizeof(ROWS) / sizeof(ROWS[0]))
 
@@ -543,3 +545,4 @@ const tp_format tp_fmt_glm47 = {"glm47", glm_feed, glm_finish};
 const tp_format tp_fmt_ling3 = {"ling3", glm_feed, glm_finish};
 const tp_format tp_fmt_iquest_q1 = {"iquest_q1", glm_feed, glm_finish};
 const tp_format tp_fmt_poolside_v1 = {"poolside_v1", glm_feed, glm_finish};
+const tp_format tp_fmt_spark25 = {"spark25", glm_feed, glm_finish};

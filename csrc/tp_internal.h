@@ -105,5 +105,6 @@ int tp_fmt_xmlparam_init(void);
 extern const tp_format tp_fmt_ling3;
 extern const tp_format tp_fmt_iquest_q1;
 extern const tp_format tp_fmt_poolside_v1;
+extern const tp_format tp_fmt_spark25;
 
 #endif

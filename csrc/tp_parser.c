@@ -20,6 +20,7 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_ling3,
     &tp_fmt_iquest_q1,
     &tp_fmt_poolside_v1,
+    &tp_fmt_spark25,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];

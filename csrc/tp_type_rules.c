@@ -131,6 +131,33 @@ const tp_type_rules tp_rules_poolside_v1 = {
     1,
 };
 
+/* spark25_detector._convert_value: "null" (any case) is null; then by the
+ * schema's type name (a type that is not a string, or none: "string"):
+ * string/str/text the raw text; integer/int int(); number/float float(),
+ * an integral value as an int; boolean/bool true/1/false/0 (stripped);
+ * anything else json.loads; a failed conversion tries json.loads, then the
+ * raw text. A declared string (or untyped declared) parameter is its raw
+ * text, "null" included (the template writes strings raw; docs/PARSERS.md);
+ * NaN/Infinity stay text. */
+#define SPARK_ELSE (TP_R_NULL_WORD | TP_R_JSON | TP_R_JSON_FINITE)
+const tp_type_rules tp_rules_spark25 = {
+    "spark25",
+    {
+        [TP_KIND_UNTYPED] = TP_R_NULL_WORD,
+        [TP_KIND_STRING] = 0,
+        [TP_KIND_OTHER] = SPARK_ELSE,
+        [TP_KIND_INTEGER] = SPARK_ELSE | TP_R_PY_INT,
+        [TP_KIND_NUMBER] = SPARK_ELSE | TP_R_PY_FLOAT,
+        [TP_KIND_BOOLEAN] = SPARK_ELSE | TP_R_BOOL_01,
+        [TP_KIND_NULL] = SPARK_ELSE,
+        [TP_KIND_OBJECT] = SPARK_ELSE,
+        [TP_KIND_ARRAY] = SPARK_ELSE,
+        [TP_KIND_UNION] = SPARK_ELSE,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
 /* A format without rules of its own: a non-string value is its raw text. */
 const tp_type_rules tp_rules_plain = {"plain", {0}};
 
@@ -146,6 +173,7 @@ static const struct {
     {"ling3", &tp_rules_glm45}, /* Ling3Detector is a Glm4MoeDetector */
     {"iquest_q1", &tp_rules_glm47}, /* IQuestQ1Detector is a Glm47MoeDetector */
     {"poolside_v1", &tp_rules_poolside_v1},
+    {"spark25", &tp_rules_spark25},
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)
@@ -161,7 +189,7 @@ const tp_type_rules *tp_rules_named(const char *family)
 {
     static const tp_type_rules *const ALL[] = {&tp_rules_glm45, &tp_rules_glm47, &tp_rules_qwen3_coder,
                                                    &tp_rules_minimax_m2, &tp_rules_plain,
-                                                   &tp_rules_poolside_v1};
+                                                   &tp_rules_poolside_v1, &tp_rules_spark25};
     for (size_t i = 0; i < sizeof(ALL) / sizeof(ALL[0]); i++)
         if (strcmp(ALL[i]->family, family) == 0)
             return ALL[i];

@@ -67,11 +67,64 @@ def poolside_value(spec: Any, raw: str) -> Any:
     return raw
 
 
+# ------------------------------------------------------------- spark25
+
+# Spark25Detector's _get_param_type / _convert_value: the schema's "type" if
+# it is a string (lowercased), else "string"; "null" (any case) is null
+# before anything; a failed conversion tries json.loads, then the raw text.
+SPARK_STRING, SPARK_INT, SPARK_NUM, SPARK_BOOL = ({"string", "str", "text"}, {"integer", "int"},
+                                                  {"number", "float"}, {"boolean", "bool"})
+
+
+def spark_type(spec: Any) -> str:
+    t = spec.get("type") if isinstance(spec, dict) else None
+    return t.lower() if isinstance(t, str) else "string"
+
+
+def spark_kind(spec: Any) -> str:
+    t = spark_type(spec)
+    if t in SPARK_STRING:
+        return "string"
+    return "integer" if t in SPARK_INT else "number" if t in SPARK_NUM else "boolean" if t in SPARK_BOOL else "other"
+
+
+def _spark_convert(t: str, raw: str) -> Any:
+    if t in SPARK_INT:
+        return int(raw)
+    if t in SPARK_NUM:
+        f = float(raw)
+        return int(f) if f.is_integer() else f
+    if t in SPARK_BOOL:
+        w = raw.strip().lower()
+        if w not in ("true", "1", "false", "0"):
+            raise ValueError(raw)
+        return w in ("true", "1")
+    return json.loads(raw)
+
+
+def spark_value(spec: Any, raw: str) -> Any:
+    t = spark_type(spec)
+    if spec is not None and t in SPARK_STRING:  # a declared string: the text as written
+        return raw
+    if raw.lower() == "null":
+        return None
+    if t in SPARK_STRING:
+        return raw
+    for convert in (lambda: _spark_convert(t, raw), lambda: json.loads(raw)):
+        try:
+            v = convert()
+        except (TypeError, ValueError, OverflowError):
+            continue
+        return v if _finite(v) else raw  # NaN/Infinity: the text
+    return raw
+
+
 # ------------------------------------------------------------- the families
 
 # fmt -> (kind of a parameter's schema, value of a raw text under that schema)
 FAMILIES = {
     "poolside_v1": (poolside_kind, poolside_value),
+    "spark25": (spark_kind, spark_value),
 }
 
 

@@ -388,3 +388,15 @@ class PoolsideV1NativeDetector(NativeDetectorMixin, PoolsideV1Detector):
     _tp_format = "poolside_v1"
     _tp_markers = ("<tool_call>",)
     parser_name = "poolside_v1_native"
+
+
+from sglang.srt.function_call.spark25_detector import Spark25Detector  # noqa: E402
+
+
+class Spark25NativeDetector(NativeDetectorMixin, Spark25Detector):
+    """iFlytek Spark 2.5 (`<tool_call>NAME\n<arg_key>K</arg_key><arg_value>V</arg_value>\n...</tool_call>`),
+    native core; typed by Spark25Detector's rules (glm_row_types.py)."""
+
+    _tp_format = "spark25"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "spark25_native"

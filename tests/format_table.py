@@ -241,6 +241,12 @@ TABLE["poolside_v1"] = FormatSpec(
     "poolside_v1", _GLM_MARKERS, render_call=_glm("\n"), block=lambda calls: "\n".join(calls), json_args=False,
     extra_seeds=("<tool_call>f\n" + _GLM_TYPED_SEED.replace("</arg_value>", "</arg_value>\n") + "</tool_call>",
                  "<tool_call>f\n<arg_key>o</arg_key>\n<arg_value>{\"a\": 1, \"a\": [NaN]}</arg_value>\n</tool_call>"))
+TABLE["spark25"] = FormatSpec(
+    "spark25", _GLM_MARKERS, render_call=lambda n, a: _glm("")(n, a).replace("</tool_call>", "\n</tool_call>"),
+    block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=("<tool_call>f\n" + _GLM_TYPED_SEED + "\n</tool_call>",
+                 "<tool_call>f\n<arg_key>b</arg_key><arg_value> 1 </arg_value><arg_key>i</arg_key><arg_value>NULL"
+                 "</arg_value></tool_call><tool_call></tool_call>"))
 
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (

@@ -32,6 +32,14 @@ def glm47_shape(open_="<tool_call>", close="</tool_call>"):
     return render
 
 
+def spark_shape():
+    """`<tool_call>NAME\n<arg_key>K</arg_key><arg_value>V</arg_value>\n...</tool_call>`."""
+    def render(name: str, pairs: Pairs) -> str:
+        return ("<tool_call>" + name + "\n"
+                + "".join("<arg_key>%s</arg_key><arg_value>%s</arg_value>\n" % kv for kv in pairs) + "</tool_call>")
+    return render
+
+
 @dataclass(frozen=True)
 class Row:
     fmt: str                                  # core format
@@ -57,4 +65,6 @@ ROWS = {
                               "</arg_value>")),
     # Poolside Laguna: GLM-4.5's spelling, typed by PoolsideV1Detector's rules
     "poolside_v1": Row("poolside_v1", "poolside_v1", glm45_shape()),
+    # iFlytek Spark 2.5: as Spark25Detector's docstring writes it (no template found)
+    "spark25": Row("spark25", "spark25", spark_shape()),
 }

@@ -42,6 +42,8 @@ TYPED_ARGS = {
                  '"maybe": null}',  # GLM-4.7: a union allowing null
     "poolside_v1": '{"city": "123", "days": 3, "ratio": 0.5, "hot": true, "opts": {"a": [1, 2]}, "tags": ["x"], '
                    '"maybe": null}',  # a type list is not string-like: json.loads
+    "spark25": '{"city": "123", "days": 3, "ratio": 0.5, "hot": true, "opts": {"a": [1, 2]}, "tags": ["x"], '
+               '"maybe": "null"}',  # a type list reads as "string": the raw text
 }
 WS = [("path", " a.py "), ("content", "def f():\n    return 1\n")]
 ESC = [("path", 'caf\u00e9 \U0001F600 "q" \\ \t'), ("content", "<b>x</b> </arg_valu a</tool_call><tool_call>b")]
@@ -119,6 +121,19 @@ SPECIFIC = {
         "non_finite_stays_text": (
             "<tool_call>get_weather\n<arg_key>ratio</arg_key>\n<arg_value>NaN</arg_value>\n</tool_call>",
             call(0, "get_weather", '{"ratio": "NaN"}')),
+    },
+    "spark25": {
+        # Spark25Detector's words and numbers: "null" first, 1/0 booleans, an integral number is an int
+        "null_words_and_numbers": (
+            "<tool_call>get_weather\n<arg_key>days</arg_key><arg_value>NULL</arg_value>\n"
+            "<arg_key>hot</arg_key><arg_value> 1 </arg_value>\n<arg_key>ratio</arg_key><arg_value>2.0</arg_value>\n"
+            "<arg_key>extra</arg_key><arg_value>null</arg_value>\n</tool_call>",
+            call(0, "get_weather", '{"days": null, "hot": true, "ratio": 2, "extra": null}')),
+        # a failed conversion tries JSON, then keeps the text
+        "failed_conversion_json_then_text": (
+            "<tool_call>get_weather\n<arg_key>days</arg_key><arg_value>1.5</arg_value>\n"
+            "<arg_key>hot</arg_key><arg_value>yes</arg_value>\n</tool_call>",
+            call(0, "get_weather", '{"days": 1.5, "hot": "yes"}')),
     },
 }
 

@@ -86,10 +86,27 @@ def _walk(v):
         yield v
 
 
+def _float_non_finite(raw):
+    try:
+        return not math.isfinite(float(raw))
+    except ValueError:
+        return False
+
+
+def _declared_string(schema):
+    from sglang_toolparse.glm_row_types import spark_kind
+
+    return schema is not None and spark_kind(schema) == "string"
+
+
 # (schema, raw) where the template (and so the reference) decides, not SGLang
 DECLARED = {
-    # a JSON value with NaN/Infinity stays text (SGLang writes NaN into the argument JSON)
+    # a JSON value with NaN/Infinity stays text (SGLang writes NaN into the
+    # argument JSON); the template writes no newline around a value
     "poolside_v1": lambda schema, raw: _non_finite(raw) or raw.startswith("\n") or raw.endswith("\n"),
+    # non-finite numbers stay text; a declared string is its text, "null" too
+    "spark25": lambda schema, raw: (_non_finite(raw) or _float_non_finite(raw)
+                                    or (_declared_string(schema) and raw.lower() == "null")),
 }
 
 

@@ -284,6 +284,10 @@ CANNED["poolside_v1"] = _GLM45
 SPECIAL_TOKENS["poolside_v1"] = _GLM_SPECIAL
 BUILTIN_DIFFS[("content", "poolside_v1", "tokens")] = _LEAK % "\n"
 BUILTIN_DIFFS[("content", "poolside_v1", "bursts")] = _LEAK % "\n"
+CANNED["spark25"] = _GLM45.replace("</arg_key>\n<arg_value>", "</arg_key><arg_value>")
+SPECIAL_TOKENS["spark25"] = _GLM_SPECIAL
+BUILTIN_DIFFS[("content", "spark25", "tokens")] = _LEAK % "\n\n"
+BUILTIN_DIFFS[("content", "spark25", "bursts")] = _LEAK % "\n\n"
 
 
 def _cases(kind):

@@ -52,6 +52,12 @@ SGLANG_WRONG = {
         "one_shot:single": _KEEPS_NL % "PoolsideV1Detector",
         "one_shot_prose_after_call": "PoolsideV1Detector.detect_and_parse keeps only the text before the first call",
     },
+    "spark25": {
+        "long_string_streams": "Spark25Detector holds the whole call until </tool_call>",
+        "one_shot:single": _KEEPS_NL % "Spark25Detector",
+        "one_shot:two_calls": _KEEPS_NL % "Spark25Detector",
+        "one_shot_prose_after_call": _KEEPS_NL % "Spark25Detector",
+    },
 }
 
 

@@ -156,6 +156,16 @@ def render_minimax_m2(prose: str, calls: Sequence[Call]) -> str:
     return (prose + "\n" if prose else "") + "<minimax:tool_call>\n" + invokes + "</minimax:tool_call>"
 
 
+def render_spark25(prose: str, calls: Sequence[Call]) -> str:
+    """iFlytek Spark 2.5: `<tool_call>NAME\n<arg_key>K</arg_key><arg_value>V</arg_value>\n...</tool_call>`."""
+    blocks = ["<tool_call>%s\n%s</tool_call>" % (n, "".join(
+        "<arg_key>%s</arg_key><arg_value>%s</arg_value>\n" % (k, _glm_value(v)) for k, v in a.items()))
+        for n, a in calls]
+    if not blocks:
+        return prose
+    return (prose + "\n" if prose else "") + "\n".join(blocks)
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -172,6 +182,7 @@ RENDERERS: Dict[str, Renderer] = {
     "ling3": render_glm45,  # Ling-3 / Ring write GLM-4.5's spelling
     "iquest_q1": lambda prose, calls: render_glm47(prose, calls).replace("tool_call>", "iquest_tool_call>"),
     "poolside_v1": render_glm45,  # Poolside Laguna writes GLM-4.5's spelling
+    "spark25": render_spark25,
 }
 
 
@@ -311,6 +322,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "ling3": _GLM_TOKENS,
     "iquest_q1": ("<iquest_tool_call>", "</iquest_tool_call>") + _GLM_TOKENS[2:],
     "poolside_v1": _GLM_TOKENS,
+    "spark25": _GLM_TOKENS,
 }
 
 
