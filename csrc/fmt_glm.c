@@ -94,6 +94,16 @@ static glm_row ROWS[] = {
     {.fmt = &tp_fmt_poolside_v1, GLM_TAGS, NL_SEPS},
     /* iFlytek Spark 2.5: GLM's tags, a newline after the name */
     {.fmt = &tp_fmt_spark25, GLM_TAGS, NL_SEPS},
+    /* Tencent Hunyuan (Hy3/Hy4): calls inside <tool_calls>, the name ends at
+     * <tool_sep> (Hy4 writes none: at <arg_key> or </tool_call>); the
+     * shipping tokenizers spell every tag with a ":opensource" suffix */
+    {.fmt = &tp_fmt_hunyuan, .block_open = "<tool_calls>", .block_close = "</tool_calls>", GLM_TAGS,
+     .seps = {"<tool_sep>"}, .nseps = 1},
+    {.fmt = &tp_fmt_hunyuan_os, .block_open = "<tool_calls:opensource>", .block_close = "</tool_calls:opensource>",
+     .call_open = "<tool_call:opensource>", .call_close = "</tool_call:opensource>",
+     .key_open = "<arg_key:opensource>", .key_close = "</arg_key:opensource>",
+     .value_open = "<arg_value:opensource>", .value_close = "</arg_value:opensource>",
+     .seps = {"<tool_sep:opensource>", "<tool_sep>"}, .nseps = 2},
 };
 #define NROWS (sizeof(ROWS) / sizeof(ROWS[0]))
 
@@ -546,3 +556,5 @@ const tp_format tp_fmt_ling3 = {"ling3", glm_feed, glm_finish};
 const tp_format tp_fmt_iquest_q1 = {"iquest_q1", glm_feed, glm_finish};
 const tp_format tp_fmt_poolside_v1 = {"poolside_v1", glm_feed, glm_finish};
 const tp_format tp_fmt_spark25 = {"spark25", glm_feed, glm_finish};
+const tp_format tp_fmt_hunyuan = {"hunyuan", glm_feed, glm_finish};
+const tp_format tp_fmt_hunyuan_os = {"hunyuan_os", glm_feed, glm_finish};

@@ -106,5 +106,7 @@ extern const tp_format tp_fmt_ling3;
 extern const tp_format tp_fmt_iquest_q1;
 extern const tp_format tp_fmt_poolside_v1;
 extern const tp_format tp_fmt_spark25;
+extern const tp_format tp_fmt_hunyuan;
+extern const tp_format tp_fmt_hunyuan_os;
 
 #endif

@@ -21,6 +21,8 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_iquest_q1,
     &tp_fmt_poolside_v1,
     &tp_fmt_spark25,
+    &tp_fmt_hunyuan,
+    &tp_fmt_hunyuan_os,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];

@@ -158,6 +158,37 @@ const tp_type_rules tp_rules_spark25 = {
     1,
 };
 
+/* hunyuan_detector.HunyuanDetector._parse_value: the schema's types (its
+ * "type", else its anyOf, else its oneOf, else string; aliases and int /
+ * num prefixes normalized; null left out) are tried in order: boolean
+ * (true/false in any case), integer (int()), number (int() when written
+ * without "." or "e", else float()), JSON when a type is none of string,
+ * boolean, integer, number; then the raw text if string is a type, else
+ * json.loads or the raw text. Only-string parameters (undeclared keys and
+ * unknown tools included) are the raw text, streamed; every other
+ * parameter compiles to TP_KIND_UNION, its mask the steps it takes (a
+ * number also takes int(); "a type outside the primitives" sets the
+ * object bit). NaN/Infinity stay text (docs/PARSERS.md). */
+#define HUNYUAN_TRIES (TP_R_BY_MASK | TP_R_PY_INT | TP_R_PY_FLOAT | TP_R_FLOAT_AS_WRITTEN | TP_R_BOOL_TF | \
+                       TP_R_JSON | TP_R_JSON_FINITE | TP_R_JSON_ELSE)
+const tp_type_rules tp_rules_hunyuan = {
+    "hunyuan",
+    {
+        [TP_KIND_UNTYPED] = 0,
+        [TP_KIND_STRING] = 0,
+        [TP_KIND_OTHER] = HUNYUAN_TRIES,
+        [TP_KIND_INTEGER] = HUNYUAN_TRIES,
+        [TP_KIND_NUMBER] = HUNYUAN_TRIES,
+        [TP_KIND_BOOLEAN] = HUNYUAN_TRIES,
+        [TP_KIND_NULL] = HUNYUAN_TRIES,
+        [TP_KIND_OBJECT] = HUNYUAN_TRIES,
+        [TP_KIND_ARRAY] = HUNYUAN_TRIES,
+        [TP_KIND_UNION] = HUNYUAN_TRIES,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
 /* A format without rules of its own: a non-string value is its raw text. */
 const tp_type_rules tp_rules_plain = {"plain", {0}};
 
@@ -174,6 +205,8 @@ static const struct {
     {"iquest_q1", &tp_rules_glm47}, /* IQuestQ1Detector is a Glm47MoeDetector */
     {"poolside_v1", &tp_rules_poolside_v1},
     {"spark25", &tp_rules_spark25},
+    {"hunyuan", &tp_rules_hunyuan},
+    {"hunyuan_os", &tp_rules_hunyuan},
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)
@@ -189,7 +222,8 @@ const tp_type_rules *tp_rules_named(const char *family)
 {
     static const tp_type_rules *const ALL[] = {&tp_rules_glm45, &tp_rules_glm47, &tp_rules_qwen3_coder,
                                                    &tp_rules_minimax_m2, &tp_rules_plain,
-                                                   &tp_rules_poolside_v1, &tp_rules_spark25};
+                                                   &tp_rules_poolside_v1, &tp_rules_spark25,
+                                                   &tp_rules_hunyuan};
     for (size_t i = 0; i < sizeof(ALL) / sizeof(ALL[0]); i++)
         if (strcmp(ALL[i]->family, family) == 0)
             return ALL[i];

@@ -109,6 +109,7 @@ extern const tp_type_rules tp_rules_minimax_m2;
 extern const tp_type_rules tp_rules_plain; /* no typing: a value is its raw text */
 extern const tp_type_rules tp_rules_poolside_v1;
 extern const tp_type_rules tp_rules_spark25;
+extern const tp_type_rules tp_rules_hunyuan;
 
 /* The rules row of a format (a const tp_format *, matched by name;
  * tp_rules_plain if it has none). */

@@ -119,12 +119,100 @@ def spark_value(spec: Any, raw: str) -> Any:
     return raw
 
 
+# ------------------------------------------------------------- hunyuan
+
+# HunyuanDetector._get_types / _parse_value. A "type" that is a list (SGLang
+# raises there) reads as the union of its entries.
+_HY_ALIASES = {"str": "string", "text": "string", "varchar": "string", "char": "string", "enum": "string",
+               "bool": "boolean", "binary": "boolean", "int": "integer", "float": "number", "double": "number",
+               "list": "array", "dict": "object", "map": "object"}
+_HY_PRIMITIVE = {"string", "boolean", "integer", "number"}
+_MASK = {"string": 1, "integer": 2, "number": 4, "boolean": 8, "null": 16, "object": 32, "array": 64}  # TP_JT_*
+
+
+def _hy_normalize(t: Any) -> str:
+    if not isinstance(t, str):
+        return "string" if t is None else str(t)
+    exact = _HY_ALIASES.get(t)
+    if exact is not None:
+        return exact
+    low = t.lower()
+    if low.startswith(("int", "uint", "long", "short", "unsigned")):
+        return "integer"
+    if low.startswith(("num", "float")):
+        return "number"
+    return t
+
+
+def hunyuan_types(spec: Any) -> frozenset:
+    spec = spec if isinstance(spec, dict) else {}
+    if "type" in spec:
+        options = [spec]
+    elif isinstance(spec.get("anyOf"), list):
+        options = spec["anyOf"]
+    elif isinstance(spec.get("oneOf"), list):
+        options = spec["oneOf"]
+    else:
+        options = [{"type": "string"}]
+    types = set()
+    for o in options:
+        t = o.get("type", "string") if isinstance(o, dict) else "string"
+        for one in (t if isinstance(t, list) else [t]):
+            types.add(_hy_normalize(one))
+    return frozenset(types - {"null"})
+
+
+def hunyuan_kind(spec: Any) -> Tuple[str, int]:
+    types = hunyuan_types(spec)
+    if types == {"string"}:
+        return "string", 0
+    mask = sum(_MASK[t] for t in types & _HY_PRIMITIVE)
+    if "number" in types:
+        mask |= _MASK["integer"]  # int() first: exact for any integral text
+    if types - _HY_PRIMITIVE:
+        mask |= _MASK["object"]  # a type outside the primitives: json.loads
+    return "union", mask
+
+
+def hunyuan_value(spec: Any, raw: str) -> Any:
+    types = hunyuan_types(spec)
+    if "boolean" in types and raw.lower() in ("true", "false"):
+        return raw.lower() == "true"
+    if "integer" in types:
+        try:
+            return int(raw)
+        except ValueError:
+            pass
+    if "number" in types:
+        try:
+            v = float(raw) if ("." in raw or "e" in raw or "E" in raw) else int(raw)
+            if _finite(v):
+                return v
+        except ValueError:
+            pass
+    if types - _HY_PRIMITIVE:
+        try:
+            v = json.loads(raw)
+            return v if _finite(v) else raw
+        except ValueError:
+            pass
+    if "string" in types:
+        return raw
+    try:
+        v = json.loads(raw)
+        return v if _finite(v) else raw
+    except ValueError:
+        return raw
+
+
 # ------------------------------------------------------------- the families
 
 # fmt -> (kind of a parameter's schema, value of a raw text under that schema)
 FAMILIES = {
     "poolside_v1": (poolside_kind, poolside_value),
     "spark25": (spark_kind, spark_value),
+    "hunyuan": (hunyuan_kind, hunyuan_value),
+    "hunyuan_os": (hunyuan_kind, hunyuan_value),  # the same rules, tags with a ":opensource" suffix
 }
 
 
@@ -142,8 +230,14 @@ def tool_params(schemas: Optional[Schemas]) -> Dict[str, Dict[str, Any]]:
 def compile_rows(fmt: str, schemas: Optional[Schemas]) -> List[Row]:
     """Rows for _core.CompiledTools: a kind per declared parameter."""
     kind_of = FAMILIES[fmt][0]
-    return [(name, "untyped", [(k, kind_of(spec), 0) for k, spec in props.items()])
-            for name, props in tool_params(schemas).items()]
+    rows = []
+    for name, props in tool_params(schemas).items():
+        params = []
+        for k, spec in props.items():
+            kind = kind_of(spec)
+            params.append((k,) + (kind if isinstance(kind, tuple) else (kind, 0)))
+        rows.append((name, "untyped", params))
+    return rows
 
 
 def value(fmt: str, spec: Any, raw: str) -> Any:

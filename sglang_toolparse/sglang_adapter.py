@@ -4,6 +4,7 @@ with the native core. Imports SGLang; loaded lazily by the plugin."""
 from __future__ import annotations
 
 import logging
+import types
 from typing import Any, List, Optional, Tuple
 
 from sglang.srt.environ import envs
@@ -400,3 +401,54 @@ class Spark25NativeDetector(NativeDetectorMixin, Spark25Detector):
     _tp_format = "spark25"
     _tp_markers = ("<tool_call>",)
     parser_name = "spark25_native"
+
+
+from sglang.srt.function_call.hunyuan_detector import HunyuanDetector  # noqa: E402
+
+# the core's rows for Hunyuan's tag spellings: tag suffix -> core format
+HUNYUAN_ROWS = {"": "hunyuan", ":opensource": "hunyuan_os"}
+
+
+def hunyuan_format(d: Any) -> Optional[str]:
+    """The core format whose tags are the ones SGLang's HunyuanDetector `d`
+    resolved from the tokenizer's vocabulary (bare literals without one), or
+    None for a spelling no row has. <tool_sep> may stay bare (Hy4 has none)."""
+    toks = (d.bot_token, d.eot_token, d.tool_call_start_token, d.tool_call_end_token, d.arg_key_start_token,
+            d.arg_key_end_token, d.arg_value_start_token, d.arg_value_end_token)
+    for suffix, fmt in HUNYUAN_ROWS.items():
+        bare = ("<tool_calls>", "</tool_calls>", "<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
+                "<arg_value>", "</arg_value>")
+        if toks == tuple(t[:-1] + suffix + ">" for t in bare) and d.tool_sep_token in (
+                "<tool_sep>", "<tool_sep%s>" % suffix):
+            return fmt
+    return None
+
+
+class HunyuanNativeDetector(NativeDetectorMixin, HunyuanDetector):
+    """Tencent Hunyuan Hy3/Hy4 (`<tool_calls>\\n<tool_call>NAME<tool_sep>\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n</tool_call>\\n</tool_calls>`),
+    native core; typed by HunyuanDetector's rules (glm_row_types.py). The tag
+    spellings are resolved from the tokenizer as SGLang's detector resolves
+    them (`<tool_calls:opensource>` ...; bare without a tokenizer); a
+    spelling no core row has is parsed by SGLang's own detector, with one
+    warning."""
+
+    _tp_format = "hunyuan"
+    _tp_markers = ("<tool_calls>",)
+    parser_name = "hunyuan_native"
+    _warned = False
+
+    def __init__(self, tokenizer: Any = None) -> None:
+        super().__init__(tokenizer=tokenizer)
+        fmt = hunyuan_format(self)
+        self._sglang_parses = fmt is None
+        if fmt is None:
+            if not HunyuanNativeDetector._warned:
+                HunyuanNativeDetector._warned = True
+                logger.warning("hunyuan_native: no native row for the tokenizer's tags %r; SGLang's HunyuanDetector "
+                               "parses them", (self.bot_token, self.tool_call_start_token, self.tool_sep_token))
+            # SGLang's own methods on this instance (the native path pays no check per chunk)
+            for m in ("has_tool_call", "detect_and_parse", "parse_streaming_increment", "finish"):
+                setattr(self, m, types.MethodType(getattr(HunyuanDetector, m), self))
+            return
+        self._tp_format = fmt
+        self._tp_markers = (self.bot_token,)

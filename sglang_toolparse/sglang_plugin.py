@@ -69,6 +69,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "iquest_q1_native": ("IQuestQ1NativeDetector", "iquest_q1"),
     "poolside_v1_native": ("PoolsideV1NativeDetector", "poolside_v1"),
     "spark25_native": ("Spark25NativeDetector", "spark25"),
+    "hunyuan_native": ("HunyuanNativeDetector", "hunyuan"),
 }
 
 

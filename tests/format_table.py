@@ -248,6 +248,36 @@ TABLE["spark25"] = FormatSpec(
                  "<tool_call>f\n<arg_key>b</arg_key><arg_value> 1 </arg_value><arg_key>i</arg_key><arg_value>NULL"
                  "</arg_value></tool_call><tool_call></tool_call>"))
 
+
+def _hunyuan(suffix: str) -> FormatSpec:
+    t = {n: "<%s%s>" % (n, suffix) for n in ("tool_calls", "tool_call", "tool_sep", "arg_key", "arg_value")}
+    c = {n: "</" + v[1:] for n, v in t.items()}
+
+    def render(name: str, args: str) -> str:
+        pairs = "".join("%s%s%s\n%s%s%s\n" % (t["arg_key"], k, c["arg_key"], t["arg_value"],
+                                               v if isinstance(v, str) else json.dumps(v, ensure_ascii=False),
+                                               c["arg_value"]) for k, v in json.loads(args).items())
+        return t["tool_call"] + name + t["tool_sep"] + "\n" + pairs + c["tool_call"]
+
+    typed = "".join("%s%s%s%s%s%s" % (t["arg_key"], k, c["arg_key"], t["arg_value"], v, c["arg_value"])
+                    for k, v in _TYPED_VALUES)
+    return FormatSpec(
+        "hunyuan" + ("_os" if suffix else ""),
+        (t["tool_calls"], c["tool_calls"], t["tool_call"], c["tool_call"], t["tool_sep"], t["arg_key"], c["arg_key"],
+         t["arg_value"], c["arg_value"]),
+        render_call=render, block=lambda calls: t["tool_calls"] + "\n" + "\n".join(calls) + "\n" + c["tool_calls"],
+        json_args=False,
+        extra_seeds=(t["tool_calls"] + t["tool_call"] + "f" + t["tool_sep"] + typed + c["tool_call"] + c["tool_calls"],
+                     # Hy4 (no separator), prose in the block, a call tag outside it, a cut-off block
+                     t["tool_calls"] + "note" + t["tool_call"] + "f" + t["arg_key"] + "s" + c["arg_key"] + t["arg_value"]
+                     + "x" + c["arg_value"] + c["tool_call"] + t["tool_call"] + "f" + c["tool_call"] + c["tool_calls"]
+                     + " after " + t["tool_call"] + "f" + c["tool_call"],
+                     "pre " + t["tool_calls"] + "\n" + t["tool_call"] + "get_weather" + t["tool_sep"] + "\n" + t["arg_key"]))
+
+
+TABLE["hunyuan"] = _hunyuan("")
+TABLE["hunyuan_os"] = _hunyuan(":opensource")
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

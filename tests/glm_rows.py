@@ -40,6 +40,44 @@ def spark_shape():
     return render
 
 
+def hunyuan_tags(suffix=""):
+    """Hunyuan's tags as its tokenizer spells them (a shared suffix such as
+    ":opensource", or none)."""
+    names = ("tool_calls", "tool_call", "tool_sep", "arg_key", "arg_value")
+    return {n: "<%s%s>" % (n, suffix) for n in names}
+
+
+def hunyuan_shape(suffix=""):
+    """`<tool_call>NAME<tool_sep>\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n</tool_call>`."""
+    t = hunyuan_tags(suffix)
+
+    def close(tag):
+        return "</" + tag[1:]
+
+    def render(name: str, pairs: Pairs) -> str:
+        return (t["tool_call"] + name + t["tool_sep"] + "\n"
+                + "".join("%s%s%s\n%s%s%s\n" % (t["arg_key"], k, close(t["arg_key"]), t["arg_value"], v,
+                                                  close(t["arg_value"])) for k, v in pairs)
+                + close(t["tool_call"]))
+
+    def block(calls: List[str]) -> str:
+        return t["tool_calls"] + "\n" + "\n".join(calls) + "\n" + close(t["tool_calls"])
+
+    markers = (t["tool_call"], close(t["tool_call"]), t["arg_key"], close(t["arg_key"]), t["arg_value"],
+               close(t["arg_value"]), t["tool_calls"], close(t["tool_calls"]), t["tool_sep"])
+    return render, block, markers
+
+
+class FakeTokenizer:
+    """What SGLang's HunyuanDetector reads of a tokenizer: its vocabulary."""
+
+    def __init__(self, tokens):
+        self._vocab = {t: i for i, t in enumerate(tokens)}
+
+    def get_vocab(self):
+        return dict(self._vocab)
+
+
 @dataclass(frozen=True)
 class Row:
     fmt: str                                  # core format
@@ -47,6 +85,10 @@ class Row:
     render: Callable[[str, Pairs], str]       # one call as the template writes it
     block: Callable[[List[str]], str] = lambda calls: "\n".join(calls)  # calls of one turn
     markers: Tuple[str, ...] = ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>")
+    vocab: Tuple[str, ...] = ()  # special tokens of the tokenizer SGLang's detector is given (none: no tokenizer)
+
+    def tokenizer(self):
+        return FakeTokenizer(self.vocab + ("<think>", "hello")) if self.vocab else None
 
     @property
     def native(self) -> str:
@@ -67,4 +109,9 @@ ROWS = {
     "poolside_v1": Row("poolside_v1", "poolside_v1", glm45_shape()),
     # iFlytek Spark 2.5: as Spark25Detector's docstring writes it (no template found)
     "spark25": Row("spark25", "spark25", spark_shape()),
+    # Tencent Hunyuan: calls in <tool_calls>, the name ends at <tool_sep>; with
+    # no tokenizer the tags are bare, a Hy3 tokenizer gives them a suffix
+    "hunyuan": Row("hunyuan", "hunyuan", *hunyuan_shape()),
+    "hunyuan_os": Row("hunyuan_os", "hunyuan", *hunyuan_shape(":opensource"),
+                      vocab=tuple(hunyuan_shape(":opensource")[2])),
 }

@@ -44,7 +44,11 @@ TYPED_ARGS = {
                    '"maybe": null}',  # a type list is not string-like: json.loads
     "spark25": '{"city": "123", "days": 3, "ratio": 0.5, "hot": true, "opts": {"a": [1, 2]}, "tags": ["x"], '
                '"maybe": "null"}',  # a type list reads as "string": the raw text
+    # Hunyuan: ["string", "null"] is only a string (null left out): the raw text
+    "hunyuan": '{"city": "123", "days": 3, "ratio": 0.5, "hot": true, "opts": {"a": [1, 2]}, "tags": ["x"], '
+               '"maybe": "null"}',
 }
+TYPED_ARGS["hunyuan_os"] = TYPED_ARGS["hunyuan"]
 WS = [("path", " a.py "), ("content", "def f():\n    return 1\n")]
 ESC = [("path", 'caf\u00e9 \U0001F600 "q" \\ \t'), ("content", "<b>x</b> </arg_valu a</tool_call><tool_call>b")]
 
@@ -80,7 +84,7 @@ def cases(fmt):
     text = r.calls(("rm_rf", [("p", "/")]), W)
     out["unknown_tool_dropped_next_survives"] = (
         text, [err(None, "unknown_tool", text.index(opener), "rm_rf")] + call(0, "get_weather", W_ARGS))
-    one = r.render("edit", [("content", "partial")])
+    one = r.calls(("edit", [("content", "partial")]))
     text = "Ok " + one[: one.index("partial") + len("partial")]
     out["truncated_inside_value"] = (
         text, [Text("Ok"), CallStart(0, "edit"), ArgsDelta(0, '{"content": "partial'), err(0, "unterminated", len(text))])
@@ -135,6 +139,33 @@ SPECIFIC = {
             "<arg_key>hot</arg_key><arg_value>yes</arg_value>\n</tool_call>",
             call(0, "get_weather", '{"days": 1.5, "hot": "yes"}')),
     },
+    "hunyuan": {
+        "call_tag_outside_the_block_is_text": (
+            "<tool_call>noop<tool_sep></tool_call>", [Text("<tool_call>noop<tool_sep></tool_call>")]),
+        # Hy4: no <tool_sep>, no separators
+        "hy4_without_tool_sep": (
+            "<tool_calls><tool_call>get_weather<arg_key>days</arg_key><arg_value>3</arg_value></tool_call>"
+            "<tool_call>noop</tool_call></tool_calls>",
+            call(0, "get_weather", '{"days": 3}') + call(1, "noop", "{}")),
+        "prose_inside_the_block_is_text": (
+            "<tool_calls>\nnote\n<tool_call>noop<tool_sep>\n</tool_call>\n</tool_calls>\nDone.",
+            [Text("note")] + call(0, "noop", "{}") + [Text("\nDone.")]),
+        # an undeclared key is a string (its schema defaults to string): streamed raw
+        "undeclared_key_is_a_string": (
+            "<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>extra</arg_key>\n<arg_value>[1, 2]</arg_value>\n"
+            "<arg_key>days</arg_key>\n<arg_value>007</arg_value>\n</tool_call>\n</tool_calls>",
+            call(0, "get_weather", '{"extra": "[1, 2]", "days": 7}')),
+        "bare_tags_are_text_for_the_suffixed_row_and_back": (
+            "<tool_calls:opensource>x</tool_calls:opensource>", [Text("<tool_calls:opensource>x</tool_calls:opensource>")]),
+    },
+    "hunyuan_os": {
+        "bare_tags_are_text": (
+            "<tool_calls><tool_call>noop<tool_sep></tool_call></tool_calls>",
+            [Text("<tool_calls><tool_call>noop<tool_sep></tool_call></tool_calls>")]),
+        "bare_tool_sep_ends_the_name": (
+            "<tool_calls:opensource><tool_call:opensource>noop<tool_sep></tool_call:opensource></tool_calls:opensource>",
+            call(0, "noop", "{}")),
+    },
 }
 
 CASES = [(fmt, name) for fmt in sorted(ROWS) for name in sorted(cases(fmt))]
@@ -160,7 +191,7 @@ def test_long_string_value_streams_before_its_end(fmt):
     """A 64 KB string argument streams as it is generated, not at its end tag."""
     body = ("line with \"quotes\", tabs\t and unicode \u00e9\n" * 2000)[:65536]
     text = ROWS[fmt].calls(("edit", [("path", "a.txt"), ("content", body)]))
-    end = text.index("</arg_value>", text.index(body[:20]))
+    end = text.index(ROWS[fmt].markers[5], text.index(body[:20]))
     p = StreamParser(fmt, TOOLS)
     streamed = []
     for i in range(0, end, 1000):

@@ -288,6 +288,12 @@ CANNED["spark25"] = _GLM45.replace("</arg_key>\n<arg_value>", "</arg_key><arg_va
 SPECIAL_TOKENS["spark25"] = _GLM_SPECIAL
 BUILTIN_DIFFS[("content", "spark25", "tokens")] = _LEAK % "\n\n"
 BUILTIN_DIFFS[("content", "spark25", "bursts")] = _LEAK % "\n\n"
+CANNED["hunyuan"] = (PROSE + "\n<tool_calls>\n" + _GLM45[len(PROSE) + 1:].replace("\n<arg_key>", "<tool_sep>\n<arg_key>", 1)
+                     .replace("</tool_call>\n<tool_call>get_weather\n", "</tool_call>\n<tool_call>get_weather<tool_sep>\n")
+                     .replace("</arg_key>\n<arg_value>", "</arg_key>\n<arg_value>") + "\n</tool_calls>")
+SPECIAL_TOKENS["hunyuan"] = _GLM_SPECIAL + ("<tool_calls>", "</tool_calls>", "<tool_sep>")
+BUILTIN_DIFFS[("content", "hunyuan", "tokens")] = _LEAK % "\n"
+BUILTIN_DIFFS[("content", "hunyuan", "bursts")] = _LEAK % "\n"
 
 
 def _cases(kind):

@@ -8,7 +8,6 @@ import json
 import pytest
 
 from glm_rows import ROWS
-from sglang_support import one_shot, stream_through
 from support import CHUNKERS
 
 SCHEMA = {
@@ -58,11 +57,43 @@ SGLANG_WRONG = {
         "one_shot:two_calls": _KEEPS_NL % "Spark25Detector",
         "one_shot_prose_after_call": _KEEPS_NL % "Spark25Detector",
     },
+    "hunyuan": {
+        "prose_after_call_one_chunk": "HunyuanDetector drops text that follows the </tool_calls> block in the same chunk",
+        "one_shot_prose_after_call": "HunyuanDetector.detect_and_parse keeps only the (stripped) text before the block",
+        "control_char_streams_as_json": ("HunyuanDetector escapes only \\ \" \\n \\r \\t while streaming a string: a "
+                                         "control character reaches the client raw and the arguments are not JSON"),
+    },
 }
+SGLANG_WRONG["hunyuan_os"] = SGLANG_WRONG["hunyuan"]
 
 
 def parser_name(fmt, impl):
     return ROWS[fmt].sglang if impl == "builtin" else ROWS[fmt].native
+
+
+def make(fcp, tools, fmt, impl):
+    """FunctionCallParser as the serving layer builds it (with the row's
+    tokenizer, if it has one)."""
+    return fcp.FunctionCallParser(tools, parser_name(fmt, impl), tokenizer=ROWS[fmt].tokenizer())
+
+
+def shot(fcp, tools, fmt, impl, text):
+    normal, items = make(fcp, tools, fmt, impl).parse_non_stream(text)
+    return normal, [(it.name, it.parameters) for it in items]
+
+
+def stream(fcp, tools, fmt, impl, chunks):
+    """Chunks through parse_stream_chunk / parse_stream_end, calls assembled
+    per tool_index as a client does: (text, [(name, arguments)])."""
+    p = make(fcp, tools, fmt, impl)
+    text, calls = [], {}
+    for t, items in [p.parse_stream_chunk(c) for c in chunks] + [p.parse_stream_end()]:
+        text.append(t or "")
+        for it in items:
+            d = calls.setdefault(it.tool_index, ["", ""])
+            d[0] = it.name or d[0]
+            d[1] += it.parameters
+    return "".join(text), [tuple(calls[k]) for k in sorted(calls)]
 
 
 def xfail_if_wrong(request, fmt, impl, key):
@@ -101,7 +132,7 @@ ALL = [(fmt, case) for fmt in FORMATS for case in sorted(cases(fmt))]
 def test_one_shot_same_calls(fcp, tools, request, impl, fmt, case):
     xfail_if_wrong(request, fmt, impl, "one_shot:" + case)
     text, prose, calls = cases(fmt)[case]
-    normal, got = one_shot(fcp, tools, parser_name(fmt, impl), text)
+    normal, got = shot(fcp, tools, fmt, impl, text)
     assert calls_json(got) == calls
     assert normal == prose
 
@@ -110,7 +141,7 @@ def test_one_shot_same_calls(fcp, tools, request, impl, fmt, case):
 @pytest.mark.parametrize("fmt,case", ALL)
 def test_native_streamed_equals_one_shot(fcp, tools, fmt, case, chunker):
     text, prose, calls = cases(fmt)[case]
-    normal, got = stream_through(fcp, tools, ROWS[fmt].native, CHUNKERS[chunker](text))
+    normal, got = stream(fcp, tools, fmt, "native", CHUNKERS[chunker](text))
     assert (normal, calls_json(got)) == (prose, calls)
 
 
@@ -119,7 +150,7 @@ def test_native_streamed_equals_one_shot(fcp, tools, fmt, case, chunker):
 def test_several_calls_in_one_chunk(fcp, tools, request, fmt, impl):
     xfail_if_wrong(request, fmt, impl, "burst")
     text, _, calls = cases(fmt)["two_calls"]
-    assert calls_json(stream_through(fcp, tools, parser_name(fmt, impl), [text])[1]) == calls
+    assert calls_json(stream(fcp, tools, fmt, impl, [text])[1]) == calls
 
 
 @pytest.mark.parametrize("impl", IMPLS)
@@ -127,7 +158,7 @@ def test_several_calls_in_one_chunk(fcp, tools, request, fmt, impl):
 def test_prose_after_call_in_one_chunk(fcp, tools, request, fmt, impl):
     xfail_if_wrong(request, fmt, impl, "prose_after_call_one_chunk")
     text = ROWS[fmt].calls(("noop", [])) + "\nDone."
-    normal, calls = stream_through(fcp, tools, parser_name(fmt, impl), [text])
+    normal, calls = stream(fcp, tools, fmt, impl, [text])
     assert (normal, calls_json(calls)) == ("\nDone.", [("noop", {})])
 
 
@@ -136,7 +167,7 @@ def test_prose_after_call_in_one_chunk(fcp, tools, request, fmt, impl):
 def test_one_shot_keeps_prose_after_call(fcp, tools, request, fmt, impl):
     xfail_if_wrong(request, fmt, impl, "one_shot_prose_after_call")
     text = "A.\n" + ROWS[fmt].calls(("noop", [])) + "\nB."
-    normal, calls = one_shot(fcp, tools, parser_name(fmt, impl), text)
+    normal, calls = shot(fcp, tools, fmt, impl, text)
     assert (normal, calls_json(calls)) == ("A.\nB.", [("noop", {})])
 
 
@@ -146,7 +177,7 @@ def test_streamed_object_equals_one_shot(fcp, tools, request, fmt, impl):
     xfail_if_wrong(request, fmt, impl, "streamed_object")
     text = ROWS[fmt].calls(("get_weather", [("opts", '{"a":[1,2]}')]))
     want = [("get_weather", '{"opts": {"a": [1, 2]}}')]
-    got = stream_through(fcp, tools, parser_name(fmt, impl), CHUNKERS["tokens"](text))[1]
+    got = stream(fcp, tools, fmt, impl, CHUNKERS["tokens"](text))[1]
     assert calls_json(got) == calls_json(want)
     if impl == "native":
         assert got == want
@@ -163,7 +194,7 @@ def test_string_parameter_is_the_raw_text(fcp, tools, request, fmt, impl, raw):
     the text between the tags, whatever it looks like."""
     xfail_if_wrong(request, fmt, impl, "string_raw:" + raw)
     text = ROWS[fmt].calls(("get_weather", [("city", raw)]))
-    assert calls_json(one_shot(fcp, tools, parser_name(fmt, impl), text)[1]) == [("get_weather", {"city": raw})]
+    assert calls_json(shot(fcp, tools, fmt, impl, text)[1]) == [("get_weather", {"city": raw})]
 
 
 @pytest.mark.parametrize("impl", IMPLS)
@@ -174,7 +205,7 @@ def test_long_string_streams_before_its_end(fcp, tools, request, fmt, impl):
     body = "x = 1  # a line of code\n" * 700
     text = ROWS[fmt].calls(("get_weather", [("city", body)]))
     cut = text.index(body) + len(body) - 100
-    p = fcp.FunctionCallParser(tools, parser_name(fmt, impl))
+    p = make(fcp, tools, fmt, impl)
     sent = ""
     for i in range(0, cut, 64):
         _, items = p.parse_stream_chunk(text[i:min(i + 64, cut)])
@@ -184,8 +215,8 @@ def test_long_string_streams_before_its_end(fcp, tools, request, fmt, impl):
 
 def test_detectors_are_sglang_subclasses(fcp, tools):
     for fmt in FORMATS:
-        native = fcp.FunctionCallParser(tools, ROWS[fmt].native)
-        builtin = fcp.FunctionCallParser(tools, ROWS[fmt].sglang)
+        native = make(fcp, tools, fmt, "native")
+        builtin = make(fcp, tools, fmt, "builtin")
         assert isinstance(native.detector, type(builtin.detector)), fmt
         assert native.detector.supports_structural_tag() == builtin.detector.supports_structural_tag()
         assert native.detector.parses_required_natively() == builtin.detector.parses_required_natively()
@@ -198,13 +229,13 @@ def test_detectors_are_sglang_subclasses(fcp, tools):
 def test_has_tool_call_agrees(fcp, tools, fmt):
     r = ROWS[fmt]
     for text in (r.calls(("noop", [])), "no call here", "Hi " + r.calls(("get_weather", PAIRS))):
-        native = fcp.FunctionCallParser(tools, r.native).has_tool_call(text)
-        assert native == fcp.FunctionCallParser(tools, r.sglang).has_tool_call(text), text
+        native = make(fcp, tools, fmt, "native").has_tool_call(text)
+        assert native == make(fcp, tools, fmt, "builtin").has_tool_call(text), text
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_state_for_serving_layer(fcp, tools, fmt):
-    p = fcp.FunctionCallParser(tools, ROWS[fmt].native)
+    p = make(fcp, tools, fmt, "native")
     text = ROWS[fmt].calls(("get_weather", PAIRS), ("noop", []))
     for c in CHUNKERS["tokens"](text):
         p.parse_stream_chunk(c)
@@ -214,3 +245,63 @@ def test_state_for_serving_layer(fcp, tools, fmt):
     assert [json.loads(a) for a in d.streamed_args_for_tool] == [ARGS, {}]
     for i, c in enumerate(d.prev_tool_call_arr):
         assert c["arguments"] == d.streamed_args_for_tool[i]
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_control_char_streams_as_json(fcp, tools, request, fmt, impl):
+    """A string value with a control character: the streamed arguments are
+    JSON (json.dumps escapes it) at token chunking."""
+    xfail_if_wrong(request, fmt, impl, "control_char_streams_as_json")
+    raw = "a\bb\x01c"
+    text = ROWS[fmt].calls(("get_weather", [("city", raw)]))
+    got = stream(fcp, tools, fmt, impl, CHUNKERS["tokens"](text))[1]
+    assert calls_json(got) == [("get_weather", {"city": raw})]
+
+
+# ---- Hunyuan: tag spellings from the tokenizer, as SGLang resolves them ------
+
+def _hy_vocab(suffix, sep=True):
+    from glm_rows import hunyuan_shape
+
+    return [t for t in hunyuan_shape(suffix)[2] if sep or "tool_sep" not in t]
+
+
+@pytest.mark.parametrize("vocab,fmt", [
+    (None, "hunyuan"),                          # no tokenizer: the bare literals
+    ([], "hunyuan"),                            # a tokenizer without Hunyuan's tokens
+    (_hy_vocab(""), "hunyuan"),                 # the preview tokenizer (bare)
+    (_hy_vocab(":opensource"), "hunyuan_os"),   # the shipping Hy3 tokenizer
+    (_hy_vocab(":opensource", sep=False), "hunyuan_os"),  # Hy4: no <tool_sep> in the vocabulary
+])
+def test_hunyuan_tags_resolved_from_the_tokenizer(fcp, tools, vocab, fmt):
+    from glm_rows import ROWS as R, FakeTokenizer
+
+    tok = None if vocab is None else FakeTokenizer(vocab + ["hello"])
+    p = fcp.FunctionCallParser(tools, "hunyuan_native", tokenizer=tok)
+    assert p.detector._tp_format == fmt  # FunctionCallParser handed the tokenizer over (signature has it)
+    sg = fcp.FunctionCallParser(tools, "hunyuan", tokenizer=tok)
+    assert p.detector.bot_token == sg.detector.bot_token
+    text = "Hi\n" + R[fmt].calls(("get_weather", PAIRS)) + "\nDone."
+    if vocab and not any("tool_sep" in t for t in vocab):
+        text = text.replace("<tool_sep:opensource>", "")  # Hy4 writes none
+    want = [("get_weather", ARGS)]
+    normal, calls = p.parse_non_stream(text)
+    assert (normal, [(c.name, json.loads(c.parameters)) for c in calls]) == ("Hi\nDone.", want)
+    assert [(c.name, json.loads(c.parameters)) for c in sg.parse_non_stream(text)[1]] == want
+
+
+def test_hunyuan_unknown_suffix_is_parsed_by_sglang(fcp, tools, caplog):
+    """A suffix no core row has: SGLang's own detector parses (one warning),
+    so the server still gets SGLang's answer."""
+    from glm_rows import FakeTokenizer
+
+    tok = FakeTokenizer(_hy_vocab(":v9") + ["hello"])
+    p = fcp.FunctionCallParser(tools, "hunyuan_native", tokenizer=tok)
+    assert p.detector._sglang_parses
+    text = "<tool_calls:v9>\n<tool_call:v9>noop<tool_sep:v9>\n</tool_call:v9>\n</tool_calls:v9>"
+    assert [(c.name, c.parameters) for c in p.parse_non_stream(text)[1]] == [("noop", "{}")]
+    streamed = []
+    for c in CHUNKERS["tokens"](text):
+        streamed += p.parse_stream_chunk(c)[1]
+    assert [c.name for c in streamed if c.name] == ["noop"]

@@ -166,6 +166,17 @@ def render_spark25(prose: str, calls: Sequence[Call]) -> str:
     return (prose + "\n" if prose else "") + "\n".join(blocks)
 
 
+def render_hunyuan(prose: str, calls: Sequence[Call]) -> str:
+    """Tencent Hunyuan: `<tool_calls>\n<tool_call>NAME<tool_sep>\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n
+    </tool_call>\n</tool_calls>` (the tags bare, as without a tokenizer)."""
+    if not calls:
+        return prose
+    blocks = ["<tool_call>%s<tool_sep>\n%s</tool_call>" % (n, "".join(
+        "<arg_key>%s</arg_key>\n<arg_value>%s</arg_value>\n" % (k, _glm_value(v)) for k, v in a.items()))
+        for n, a in calls]
+    return (prose + "\n" if prose else "") + "<tool_calls>\n" + "\n".join(blocks) + "\n</tool_calls>"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -183,6 +194,7 @@ RENDERERS: Dict[str, Renderer] = {
     "iquest_q1": lambda prose, calls: render_glm47(prose, calls).replace("tool_call>", "iquest_tool_call>"),
     "poolside_v1": render_glm45,  # Poolside Laguna writes GLM-4.5's spelling
     "spark25": render_spark25,
+    "hunyuan": render_hunyuan,
 }
 
 
@@ -323,6 +335,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "iquest_q1": ("<iquest_tool_call>", "</iquest_tool_call>") + _GLM_TOKENS[2:],
     "poolside_v1": _GLM_TOKENS,
     "spark25": _GLM_TOKENS,
+    "hunyuan": ("<tool_calls>", "</tool_calls>", "<tool_sep>") + _GLM_TOKENS,
 }
 
 
