@@ -457,8 +457,11 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
             i += scan(p, r, &r->block_m, s + i, n - i, &match, block_text, off);
             if (match == B_CALL)
                 start_call(p, p->base + i - open_len);
-            else if (match == B_END)
+            else if (match == B_END) {
+                tp_text_call_starts(p); /* blanks before the block's end: formatting */
                 p->mode = M_TEXT;
+            } else if (match == B_STRAY && p->trailing_reported) /* closes a prose tag */
+                tp_text(p, (const uint8_t *)r->call_close, strlen(r->call_close));
             break;
         case M_NAME:
             /* a byte at a time (names are short): the byte that shows the

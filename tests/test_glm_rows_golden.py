@@ -155,6 +155,9 @@ SPECIFIC = {
             "<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>extra</arg_key>\n<arg_value>[1, 2]</arg_value>\n"
             "<arg_key>days</arg_key>\n<arg_value>007</arg_value>\n</tool_call>\n</tool_calls>",
             call(0, "get_weather", '{"extra": "[1, 2]", "days": 7}')),
+        "prose_call_tag_inside_the_block_is_text": (
+            "<tool_calls>\nuse the <tool_call> tag, then </tool_call>.\n</tool_calls>",
+            [Text("use the <tool_call> tag, then </tool_call>.")]),
         "bare_tags_are_text_for_the_suffixed_row_and_back": (
             "<tool_calls:opensource>x</tool_calls:opensource>", [Text("<tool_calls:opensource>x</tool_calls:opensource>")]),
     },
