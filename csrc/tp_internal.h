@@ -118,5 +118,12 @@ extern const tp_format tp_fmt_minimax_m2;
 int tp_fmt_xmlparam_init(void);
 extern const tp_format tp_fmt_gpt_oss;
 int tp_fmt_harmony_init(void);
+/* more rows of the GLM engine (fmt_glm.c) */
+extern const tp_format tp_fmt_ling3;
+extern const tp_format tp_fmt_iquest_q1;
+extern const tp_format tp_fmt_poolside_v1;
+extern const tp_format tp_fmt_spark25;
+extern const tp_format tp_fmt_hunyuan;
+extern const tp_format tp_fmt_hunyuan_os;
 
 #endif

@@ -18,6 +18,12 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_qwen3_coder,
     &tp_fmt_minimax_m2,
     &tp_fmt_gpt_oss,
+    &tp_fmt_ling3,
+    &tp_fmt_iquest_q1,
+    &tp_fmt_poolside_v1,
+    &tp_fmt_spark25,
+    &tp_fmt_hunyuan,
+    &tp_fmt_hunyuan_os,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];

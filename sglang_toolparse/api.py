@@ -27,6 +27,12 @@ FORMAT_ALIASES = {
 
 # Formats whose argument values are typed by the tools' JSON schemas.
 SCHEMA_TYPED_FORMATS = ("glm45", "glm47", "qwen3_coder", "minimax_m2")
+# rows of the GLM engine typed by GLM-4.5's or GLM-4.7's rules (glm_types.py)
+GLM_FAMILY = {"glm45": "glm45", "glm47": "glm47", "ling3": "glm45", "iquest_q1": "glm47"}
+SCHEMA_TYPED_FORMATS += tuple(f for f in GLM_FAMILY if f not in SCHEMA_TYPED_FORMATS)
+# rows of the GLM engine with rules of their own (glm_row_types.py)
+ROW_FORMATS = ("poolside_v1", "spark25", "hunyuan", "hunyuan_os")
+SCHEMA_TYPED_FORMATS += ROW_FORMATS
 XML_FORMATS = ("qwen3_coder", "minimax_m2")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
 
 
@@ -127,11 +133,14 @@ def _compile_untyped(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
 def _compile(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
     if fmt in XML_FORMATS:
         return _compile_xml(fmt, schemas)
+    if fmt in ROW_FORMATS:
+        return _compile_row(fmt, schemas)
     if fmt not in SCHEMA_TYPED_FORMATS:
         return _compile_untyped(fmt, schemas)
     from sglang_toolparse.glm_types import GlmConverter, compile_tools
 
-    rows, whole, by_name = compile_tools(fmt, schemas)
+    family = GLM_FAMILY[fmt]
+    rows, whole, by_name = compile_tools(family, schemas)
     kinds = _core.KINDS
     crow = [(name, kinds[dk], [(k, kinds[kind], mask) for k, kind, mask in params]) for name, dk, params in rows]
     # every name of the list, in order (a repeated name keeps its first id)
@@ -139,9 +148,25 @@ def _compile(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
     crow = [(n, kinds["untyped"], []) for n in names] + crow
 
     def host() -> GlmConverter:
-        return GlmConverter(fmt, by_name, whole)
+        return GlmConverter(family, by_name, whole)
 
     return _core.CompiledTools(crow, whole, host)
+
+
+def _compile_row(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
+    from sglang_toolparse.glm_row_types import RowConverter, compile_rows, tool_params
+
+    kinds = _core.KINDS
+    crow = [(name, kinds[dk], [(k, kinds[kind], mask) for k, kind, mask in params])
+            for name, dk, params in compile_rows(fmt, schemas)]
+    names = [] if schemas is None else [n for n, _ in schemas]
+    crow = [(n, kinds["untyped"], []) for n in names] + crow
+    params = tool_params(schemas)
+
+    def host() -> RowConverter:  # the few values the core leaves to Python's rules
+        return RowConverter(fmt, params)
+
+    return _core.CompiledTools(crow, (), host)
 
 
 def _compile_xml(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:

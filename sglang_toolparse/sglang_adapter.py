@@ -7,6 +7,7 @@ import contextvars
 import json
 import logging
 import os
+import types
 from typing import Any, List, Optional, Tuple
 
 from sglang.srt.environ import envs
@@ -569,3 +570,103 @@ class GptOssNativeDetector(NativeDetectorMixin, GptOssDetector):
     _tp_builtin_factories = {"harmony_parser": HarmonyParser}  # a fresh one per detector, as the builtin makes
     _tp_markers = ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>")
     parser_name = "gpt-oss_native"
+# ---- rows of the GLM engine (issue 20): other families that write a name and
+# <arg_key>/<arg_value> pairs -------------------------------------------------
+from sglang.srt.function_call.ling3_detector import Ling3Detector  # noqa: E402
+
+
+class Ling3NativeDetector(NativeDetectorMixin, Ling3Detector):
+    """inclusionAI Ling-3 / Ring (GLM-4.5's `<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>...`;
+    the name may also end at `<arg_key>` or `</tool_call>`), native core; typed by GLM-4.5's rules."""
+
+    _tp_format = "ling3"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "ling3_native"
+
+
+from sglang.srt.function_call.iquest_q1_detector import IQuestQ1Detector  # noqa: E402
+
+
+class IQuestQ1NativeDetector(NativeDetectorMixin, IQuestQ1Detector):
+    """IQuest Coder (`<iquest_tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...</iquest_tool_call>`),
+    native core; typed by GLM-4.7's rules. A `required` or named tool_choice is
+    parsed by SGLang's IQuest JSON parser, as for the builtin."""
+
+    _tp_format = "iquest_q1"
+    _tp_markers = ("<iquest_tool_call>",)
+    parser_name = "iquest_q1_native"
+
+
+from sglang.srt.function_call.poolside_v1_detector import PoolsideV1Detector  # noqa: E402
+
+
+class PoolsideV1NativeDetector(NativeDetectorMixin, PoolsideV1Detector):
+    """Poolside Laguna (GLM-4.5's `<tool_call>NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n...`),
+    native core; typed by PoolsideV1Detector's rules (glm_row_types.py)."""
+
+    _tp_format = "poolside_v1"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "poolside_v1_native"
+
+
+from sglang.srt.function_call.spark25_detector import Spark25Detector  # noqa: E402
+
+
+class Spark25NativeDetector(NativeDetectorMixin, Spark25Detector):
+    """iFlytek Spark 2.5 (`<tool_call>NAME\n<arg_key>K</arg_key><arg_value>V</arg_value>\n...</tool_call>`),
+    native core; typed by Spark25Detector's rules (glm_row_types.py)."""
+
+    _tp_format = "spark25"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "spark25_native"
+
+
+from sglang.srt.function_call.hunyuan_detector import HunyuanDetector  # noqa: E402
+
+# the core's rows for Hunyuan's tag spellings: tag suffix -> core format
+HUNYUAN_ROWS = {"": "hunyuan", ":opensource": "hunyuan_os"}
+
+
+def hunyuan_format(d: Any) -> Optional[str]:
+    """The core format whose tags are the ones SGLang's HunyuanDetector `d`
+    resolved from the tokenizer's vocabulary (bare literals without one), or
+    None for a spelling no row has. <tool_sep> may stay bare (Hy4 has none)."""
+    toks = (d.bot_token, d.eot_token, d.tool_call_start_token, d.tool_call_end_token, d.arg_key_start_token,
+            d.arg_key_end_token, d.arg_value_start_token, d.arg_value_end_token)
+    for suffix, fmt in HUNYUAN_ROWS.items():
+        bare = ("<tool_calls>", "</tool_calls>", "<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
+                "<arg_value>", "</arg_value>")
+        if toks == tuple(t[:-1] + suffix + ">" for t in bare) and d.tool_sep_token in (
+                "<tool_sep>", "<tool_sep%s>" % suffix):
+            return fmt
+    return None
+
+
+class HunyuanNativeDetector(NativeDetectorMixin, HunyuanDetector):
+    """Tencent Hunyuan Hy3/Hy4 (`<tool_calls>\\n<tool_call>NAME<tool_sep>\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n</tool_call>\\n</tool_calls>`),
+    native core; typed by HunyuanDetector's rules (glm_row_types.py). The tag
+    spellings are resolved from the tokenizer as SGLang's detector resolves
+    them (`<tool_calls:opensource>` ...; bare without a tokenizer); a
+    spelling no core row has is parsed by SGLang's own detector, with one
+    warning."""
+
+    _tp_format = "hunyuan"
+    _tp_markers = ("<tool_calls>",)
+    parser_name = "hunyuan_native"
+    _warned = False
+
+    def __init__(self, tokenizer: Any = None) -> None:
+        super().__init__(tokenizer=tokenizer)
+        fmt = hunyuan_format(self)
+        self._sglang_parses = fmt is None
+        if fmt is None:
+            if not HunyuanNativeDetector._warned:
+                HunyuanNativeDetector._warned = True
+                logger.warning("hunyuan_native: no native row for the tokenizer's tags %r; SGLang's HunyuanDetector "
+                               "parses them", (self.bot_token, self.tool_call_start_token, self.tool_sep_token))
+            # SGLang's own methods on this instance (the native path pays no check per chunk)
+            for m in ("has_tool_call", "detect_and_parse", "parse_streaming_increment", "finish"):
+                setattr(self, m, types.MethodType(getattr(HunyuanDetector, m), self))
+            return
+        self._tp_format = fmt
+        self._tp_markers = (self.bot_token,)

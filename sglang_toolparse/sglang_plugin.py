@@ -66,6 +66,11 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "step3p5_native": ("Qwen3CoderNativeDetector", "step3p5"),
     "minimax-m2_native": ("MinimaxM2NativeDetector", "minimax-m2"),
     "gpt-oss_native": ("GptOssNativeDetector", "gpt-oss"),
+    "ling3_native": ("Ling3NativeDetector", "ling3"),
+    "iquest_q1_native": ("IQuestQ1NativeDetector", "iquest_q1"),
+    "poolside_v1_native": ("PoolsideV1NativeDetector", "poolside_v1"),
+    "spark25_native": ("Spark25NativeDetector", "spark25"),
+    "hunyuan_native": ("HunyuanNativeDetector", "hunyuan"),
 }
 
 

@@ -244,6 +244,58 @@ TABLE["gpt_oss"] = FormatSpec(
         _H_START + "assistant" + _H_CH + "commentary to=functions.get_weather" + _H_CO + "json" + _H_MSG
         + '{"a": [1, 2}' + _H_CALL + _H_START + "assistant" + _H_CH + "final" + _H_MSG + "cut <|ret",
     ))
+# Rows of the GLM engine (issue 20): typed by schema like GLM (json_args=False).
+_GLM_TYPED_SEED = "".join("<arg_key>%s</arg_key><arg_value>%s</arg_value>" % kv for kv in _TYPED_VALUES)
+TABLE["ling3"] = FormatSpec(
+    "ling3", _GLM_MARKERS + ("\\n",), render_call=_glm("\n"), block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=("<tool_call>f" + _GLM_TYPED_SEED + "</tool_call>", "<tool_call>f</tool_call><tool_call>f\n</tool_call>",
+                 "<tool_call>search<arg_key>q</arg_key>\n<arg_value>x</arg_value>\\n</tool_call> after"))
+_IQ = ("<iquest_tool_call>", "</iquest_tool_call>")
+TABLE["iquest_q1"] = FormatSpec(
+    "iquest_q1", _IQ + _GLM_MARKERS[2:], render_call=lambda n, a: _glm("")(n, a).replace("tool_call>", "iquest_tool_call>"),
+    block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=(_IQ[0] + "f" + _GLM_TYPED_SEED + _IQ[1], _IQ[0] + "run\n<arg_key>q</arg_key> <arg_value> x </arg_value>\n" + _IQ[1],
+                 "<tool_call>f</tool_call>" + _IQ[0] + "f" + _IQ[0] + "search" + _IQ[1]))
+TABLE["poolside_v1"] = FormatSpec(
+    "poolside_v1", _GLM_MARKERS, render_call=_glm("\n"), block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=("<tool_call>f\n" + _GLM_TYPED_SEED.replace("</arg_value>", "</arg_value>\n") + "</tool_call>",
+                 "<tool_call>f\n<arg_key>o</arg_key>\n<arg_value>{\"a\": 1, \"a\": [NaN]}</arg_value>\n</tool_call>"))
+TABLE["spark25"] = FormatSpec(
+    "spark25", _GLM_MARKERS, render_call=lambda n, a: _glm("")(n, a).replace("</tool_call>", "\n</tool_call>"),
+    block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=("<tool_call>f\n" + _GLM_TYPED_SEED + "\n</tool_call>",
+                 "<tool_call>f\n<arg_key>b</arg_key><arg_value> 1 </arg_value><arg_key>i</arg_key><arg_value>NULL"
+                 "</arg_value></tool_call><tool_call></tool_call>"))
+
+
+def _hunyuan(suffix: str) -> FormatSpec:
+    t = {n: "<%s%s>" % (n, suffix) for n in ("tool_calls", "tool_call", "tool_sep", "arg_key", "arg_value")}
+    c = {n: "</" + v[1:] for n, v in t.items()}
+
+    def render(name: str, args: str) -> str:
+        pairs = "".join("%s%s%s\n%s%s%s\n" % (t["arg_key"], k, c["arg_key"], t["arg_value"],
+                                               v if isinstance(v, str) else json.dumps(v, ensure_ascii=False),
+                                               c["arg_value"]) for k, v in json.loads(args).items())
+        return t["tool_call"] + name + t["tool_sep"] + "\n" + pairs + c["tool_call"]
+
+    typed = "".join("%s%s%s%s%s%s" % (t["arg_key"], k, c["arg_key"], t["arg_value"], v, c["arg_value"])
+                    for k, v in _TYPED_VALUES)
+    return FormatSpec(
+        "hunyuan" + ("_os" if suffix else ""),
+        (t["tool_calls"], c["tool_calls"], t["tool_call"], c["tool_call"], t["tool_sep"], t["arg_key"], c["arg_key"],
+         t["arg_value"], c["arg_value"]),
+        render_call=render, block=lambda calls: t["tool_calls"] + "\n" + "\n".join(calls) + "\n" + c["tool_calls"],
+        json_args=False,
+        extra_seeds=(t["tool_calls"] + t["tool_call"] + "f" + t["tool_sep"] + typed + c["tool_call"] + c["tool_calls"],
+                     # Hy4 (no separator), prose in the block, a call tag outside it, a cut-off block
+                     t["tool_calls"] + "note" + t["tool_call"] + "f" + t["arg_key"] + "s" + c["arg_key"] + t["arg_value"]
+                     + "x" + c["arg_value"] + c["tool_call"] + t["tool_call"] + "f" + c["tool_call"] + c["tool_calls"]
+                     + " after " + t["tool_call"] + "f" + c["tool_call"],
+                     "pre " + t["tool_calls"] + "\n" + t["tool_call"] + "get_weather" + t["tool_sep"] + "\n" + t["arg_key"]))
+
+
+TABLE["hunyuan"] = _hunyuan("")
+TABLE["hunyuan_os"] = _hunyuan(":opensource")
 
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (

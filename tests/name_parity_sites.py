@@ -120,6 +120,28 @@ srt/rust_server/config.py | _build_server_args | passed | ext.ServerArgs(model_p
 srt/server_args.py | ServerArgs.add_cli_args | key | 'tool_call_parser' | 1
 srt/utils/hf_transformers/common.py | <module> | literal | 'kimi_k2' | 1
 srt/utils/hf_transformers/common.py | _KimiK2ConfigAlias | literal | 'kimi_k2' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'ling3' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'ling3' | 1
+srt/parser/template_detection.py | <module> | literal | 'ling3' | 4
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'ling3' | 2
+srt/configs/iquest_q1.py | IQuestQ1Config | literal | 'iquest_q1' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'iquest_q1' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'iquest_q1' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'iquest_q1' | 1
+srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'iquest_q1' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'iquest_q1' | 1
+srt/parser/template_detection.py | <module> | literal | 'iquest_q1' | 4
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'iquest_q1' | 2
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'poolside_v1' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'poolside_v1' | 1
+srt/parser/template_detection.py | <module> | literal | 'poolside_v1' | 4
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'hunyuan' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'hunyuan' | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request | literal | 'hunyuan' | 1
+srt/parser/hunyuan_reasoning.py | uses_hunyuan_reasoning_effort | literal | 'hunyuan' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'hunyuan' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'hunyuan' | 1
+srt/parser/template_detection.py | <module> | literal | 'hunyuan' | 4
 """
 
 # "file | enclosing function" -> why X_native behaves as X there
@@ -179,4 +201,10 @@ WHY = {
     'srt/parser/template_detection.py | resolve_auto_parsers': "'auto' detection writes a builtin name (probe: auto)",
     'srt/rust_server/config.py | _build_server_args': 'Rust server mode gets the served name X and parses with its own Rust parser: our detector is bypassed there (docs/SERVING.md)',
     'srt/server_args.py | ServerArgs.add_cli_args': '--tool-call-parser choices (the native names are accepted)',
+    'srt/configs/iquest_q1.py | IQuestQ1Config': "'iquest_q1' is the HF model_type of the config class, not the tool parser",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request': "compares the REASONING parser with 'iquest_q1'/'hunyuan' (self.reasoning_parser), not the tool parser",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled': "compares the REASONING parser with 'iquest_q1'/'hunyuan', not the tool parser",
+    'srt/parser/reasoning_parser.py | ReasoningParser.__init__': "'iquest_q1' is a model_type / reasoning-parser name, not the tool parser",
+    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request': "compares the REASONING parser with 'hunyuan', not the tool parser",
+    'srt/parser/hunyuan_reasoning.py | uses_hunyuan_reasoning_effort': "'hunyuan' is the reasoning parser there (reasoning_parser == 'hunyuan'), not the tool parser",
 }

@@ -288,6 +288,28 @@ for _b in ("qwen3_coder", "step3p5", "minimax-m2"):
     for _c in ("tokens", "bursts"):
         BUILTIN_DIFFS[("content", _b, _c)] = _KEPT_NL
 
+# rows of the GLM engine (issue 20): canned output as each template writes it
+CANNED["ling3"] = _GLM45
+SPECIAL_TOKENS["ling3"] = _GLM_SPECIAL
+BUILTIN_DIFFS[("content", "ling3", "tokens")] = _LEAK % "\n\n"
+BUILTIN_DIFFS[("content", "ling3", "bursts")] = _PROSE_LOST % ""
+CANNED["iquest_q1"] = _GLM47.replace("tool_call>", "iquest_tool_call>")
+SPECIAL_TOKENS["iquest_q1"] = ("<iquest_tool_call>", "</iquest_tool_call>") + _GLM_SPECIAL[2:]
+CANNED["poolside_v1"] = _GLM45
+SPECIAL_TOKENS["poolside_v1"] = _GLM_SPECIAL
+BUILTIN_DIFFS[("content", "poolside_v1", "tokens")] = _LEAK % "\n"
+BUILTIN_DIFFS[("content", "poolside_v1", "bursts")] = _LEAK % "\n"
+CANNED["spark25"] = _GLM45.replace("</arg_key>\n<arg_value>", "</arg_key><arg_value>")
+SPECIAL_TOKENS["spark25"] = _GLM_SPECIAL
+BUILTIN_DIFFS[("content", "spark25", "tokens")] = _LEAK % "\n\n"
+BUILTIN_DIFFS[("content", "spark25", "bursts")] = _LEAK % "\n\n"
+CANNED["hunyuan"] = (PROSE + "\n<tool_calls>\n" + _GLM45[len(PROSE) + 1:].replace("\n<arg_key>", "<tool_sep>\n<arg_key>", 1)
+                     .replace("</tool_call>\n<tool_call>get_weather\n", "</tool_call>\n<tool_call>get_weather<tool_sep>\n")
+                     .replace("</arg_key>\n<arg_value>", "</arg_key>\n<arg_value>") + "\n</tool_calls>")
+SPECIAL_TOKENS["hunyuan"] = _GLM_SPECIAL + ("<tool_calls>", "</tool_calls>", "<tool_sep>")
+BUILTIN_DIFFS[("content", "hunyuan", "tokens")] = _LEAK % "\n"
+BUILTIN_DIFFS[("content", "hunyuan", "bursts")] = _LEAK % "\n"
+
 
 def _cases(kind):
     for native, (_cls, builtin) in sorted(NATIVE_NAMES.items()):

@@ -172,6 +172,25 @@ def render_gpt_oss(prose: str, calls: Sequence[Call]) -> str:
     return head + pre + "".join(
         "<|start|>assistant<|channel|>commentary to=functions.%s <|constrain|>json<|message|>%s<|call|>"
         % (n, _dumps(a)) for n, a in calls)
+def render_spark25(prose: str, calls: Sequence[Call]) -> str:
+    """iFlytek Spark 2.5: `<tool_call>NAME\n<arg_key>K</arg_key><arg_value>V</arg_value>\n...</tool_call>`."""
+    blocks = ["<tool_call>%s\n%s</tool_call>" % (n, "".join(
+        "<arg_key>%s</arg_key><arg_value>%s</arg_value>\n" % (k, _glm_value(v)) for k, v in a.items()))
+        for n, a in calls]
+    if not blocks:
+        return prose
+    return (prose + "\n" if prose else "") + "\n".join(blocks)
+
+
+def render_hunyuan(prose: str, calls: Sequence[Call]) -> str:
+    """Tencent Hunyuan: `<tool_calls>\n<tool_call>NAME<tool_sep>\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n
+    </tool_call>\n</tool_calls>` (the tags bare, as without a tokenizer)."""
+    if not calls:
+        return prose
+    blocks = ["<tool_call>%s<tool_sep>\n%s</tool_call>" % (n, "".join(
+        "<arg_key>%s</arg_key>\n<arg_value>%s</arg_value>\n" % (k, _glm_value(v)) for k, v in a.items()))
+        for n, a in calls]
+    return (prose + "\n" if prose else "") + "<tool_calls>\n" + "\n".join(blocks) + "\n</tool_calls>"
 
 
 RENDERERS: Dict[str, Renderer] = {
@@ -188,6 +207,11 @@ RENDERERS: Dict[str, Renderer] = {
     "glm45": render_glm45,
     "glm47": render_glm47,
     "gpt_oss": render_gpt_oss,
+    "ling3": render_glm45,  # Ling-3 / Ring write GLM-4.5's spelling
+    "iquest_q1": lambda prose, calls: render_glm47(prose, calls).replace("tool_call>", "iquest_tool_call>"),
+    "poolside_v1": render_glm45,  # Poolside Laguna writes GLM-4.5's spelling
+    "spark25": render_spark25,
+    "hunyuan": render_hunyuan,
 }
 
 
@@ -325,6 +349,11 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "deepseekv31": _DS_TOKENS,
     "kimi_k2": _KIMI_SECTION + _KIMI_CALL,
     "gpt_oss": _HARMONY,
+    "ling3": _GLM_TOKENS,
+    "iquest_q1": ("<iquest_tool_call>", "</iquest_tool_call>") + _GLM_TOKENS[2:],
+    "poolside_v1": _GLM_TOKENS,
+    "spark25": _GLM_TOKENS,
+    "hunyuan": ("<tool_calls>", "</tool_calls>", "<tool_sep>") + _GLM_TOKENS,
 }
 
 
