@@ -21,6 +21,7 @@ FORMAT_ALIASES = {
     "minimax-m2": "minimax_m2",
     "minimax": "minimax_m2",
     "step3p5": "qwen3_coder",
+    "nanbeige": "qwen3_coder",  # SGLang serves Nanbeige with Qwen3CoderDetector
 }
 
 # Formats whose argument values are typed by the tools' JSON schemas.

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, List, Optional, Sequence, Tuple
 
 
@@ -224,6 +224,13 @@ TABLE["kimi_k2"] = FormatSpec(
         "pre " + _KIMI[2] + "functions.f:0" + _KIMI[4] + '["not", "an object"]' + _KIMI[3],
         _KIMI[0] + _KIMI[2] + "functions.f" + _KIMI[4] + "{}" + _KIMI[2] + "functions.f:1" + _KIMI[3] + _KIMI[1],
     ))
+
+# Issue 20 rows. nanbeige is an alias of qwen3_coder: its template writes
+# non-strings with tojson (true, null, 2.5) and '\n\n' before the first call.
+TABLE["qwen3_coder"] = replace(TABLE["qwen3_coder"], extra_seeds=TABLE["qwen3_coder"].extra_seeds + (
+    "Hi\n\n<tool_call>\n<function=f>\n<parameter=a>\ntrue\n</parameter>\n<parameter=b>\nnull\n</parameter>\n"
+    "<parameter=c>\n2.5\n</parameter>\n<parameter=d>\n{\"x\": [1]}\n</parameter>\n</function>\n</tool_call>"
+    "\n<tool_call>\n<function=search>\n</function>\n</tool_call>",))
 
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (

@@ -115,6 +115,9 @@ srt/rust_server/config.py | _build_server_args | passed | ext.ServerArgs(model_p
 srt/server_args.py | ServerArgs.add_cli_args | key | 'tool_call_parser' | 1
 srt/utils/hf_transformers/common.py | <module> | literal | 'kimi_k2' | 1
 srt/utils/hf_transformers/common.py | _KimiK2ConfigAlias | literal | 'kimi_k2' | 1
+srt/configs/nanbeige.py | NanbeigeConfig | literal | 'nanbeige' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'nanbeige' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'nanbeige' | 1
 """
 
 # "file | enclosing function" -> why X_native behaves as X there
@@ -173,4 +176,5 @@ WHY = {
     'srt/parser/template_detection.py | resolve_auto_parsers': "'auto' detection writes a builtin name (probe: auto)",
     'srt/rust_server/config.py | _build_server_args': 'Rust server mode gets the served name X and parses with its own Rust parser: our detector is bypassed there (docs/SERVING.md)',
     'srt/server_args.py | ServerArgs.add_cli_args': '--tool-call-parser choices (the native names are accepted)',
+    'srt/configs/nanbeige.py | NanbeigeConfig': "'nanbeige' is the HF model_type of the config class, not the tool parser",
 }

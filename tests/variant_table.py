@@ -1,0 +1,75 @@
+"""The SGLang names that are rows of an engine we have (issue 20): for each,
+how its chat template writes a call (the contract), the SGLang name, the name
+the standalone API takes, and what SGLang's detector gets wrong on
+template-shaped output (the strict xfails of tests/test_variants.py).
+
+A row: Variant(sglang, fmt, render) where render(prose, calls) -> the
+assistant text the template writes, calls = [(name, arguments dict)]."""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Dict, List, NamedTuple, Sequence, Tuple
+
+Call = Tuple[str, Dict[str, Any]]
+
+
+def tojson(v: Any) -> str:
+    """Jinja's `tojson` as the templates use it (HF's: ensure_ascii=False)."""
+    return json.dumps(v, ensure_ascii=False)
+
+
+def render_nanbeige(prose: str, calls: Sequence[Call]) -> str:
+    """Nanbeige 4.x (tool_call_format 'xml'): Qwen3-Coder's layout; strings
+    raw, every other value `tojson`; '\\n\\n' before the first call when there
+    is prose, '\\n' between calls."""
+    out = [prose]
+    for i, (name, args) in enumerate(calls):
+        out.append(("\n\n" if prose.strip() else "") if i == 0 else "\n")
+        out.append("<tool_call>\n<function=%s>\n" % name)
+        for k, v in args.items():
+            out.append("<parameter=%s>\n%s\n</parameter>\n" % (k, v if isinstance(v, str) else tojson(v)))
+        out.append("</function>\n</tool_call>")
+    return "".join(out)
+
+
+class Variant(NamedTuple):
+    sglang: str  # SGLang's --tool-call-parser name (ours: sglang + "_native")
+    fmt: str  # the name StreamParser takes (a core format or an alias)
+    render: Callable[[str, Sequence[Call]], str]
+    # case -> reason SGLang's detector fails it (one-shot or streamed as noted)
+    sglang_wrong: Dict[str, str] = {}
+
+
+VARIANTS: Dict[str, Variant] = {
+    "nanbeige": Variant("nanbeige", "nanbeige", render_nanbeige),
+}
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "days": {"type": "integer"},
+        "ratio": {"type": "number"},
+        "hot": {"type": "boolean"},
+        "opts": {"type": "object"},
+        "tags": {"type": "array"},
+        "unit": {"enum": ["c", "f"]},
+        "content": {"type": "string"},
+    },
+}
+TOOL_NAMES = ("get_weather", "noop", "write_file")
+TOOLS = [{"type": "function", "function": {"name": n, "parameters": SCHEMA}} for n in TOOL_NAMES]
+
+TYPED = {"city": "123", "days": 3, "ratio": 0.5, "hot": True, "opts": {"a": [1, None]}, "tags": ["x"], "unit": "c"}
+CODE = 'def f(a, b):\n    return "<b>" if a < b else \'&amp;\'  # </param\n\tdone'
+
+# case -> (prose, calls): the template writes them; the parse must give them back
+CASES: Dict[str, Tuple[str, List[Call]]] = {
+    "single_with_prose": ("Let me check.", [("get_weather", {"city": "Paris", "days": 3})]),
+    "typed_values": ("", [("get_weather", TYPED)]),
+    "zero_args": ("", [("noop", {})]),
+    "two_calls": ("On it.", [("get_weather", {"city": "Oslo"}), ("noop", {})]),
+    "code_string": ("", [("write_file", {"content": CODE})]),
+    "unicode": ("Caf\u00e9 \u2615", [("get_weather", {"city": "Z\u00fcrich \U0001F600"})]),
+}
