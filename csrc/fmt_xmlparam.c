@@ -5,6 +5,9 @@
  *                 ...</function>\n</tool_call>
  *   minimax_m2:   <minimax:tool_call>\n<invoke name="NAME">\n<parameter name="KEY">VALUE</parameter>\n
  *                 ...</invoke>\n<invoke ...>...</invoke>\n</minimax:tool_call>
+ *   mimo:         <tool_call>\n<function=NAME>\n<parameter=KEY>VALUE</parameter>\n...</function>\n</tool_call>
+ *                 (Xiaomi MiMo: Qwen3-Coder's tags, the value as written, typed by
+ *                 Qwen3-Coder's row)
  *
  * Both are a block (block_open ... block_close) of one or more invokes
  * (invoke_open NAME name_end ... invoke_close), each a list of parameters
@@ -103,6 +106,16 @@ static xml_spelling SPELLINGS[] = {
         .invoke_open = "<invoke name=\"", .name_end = "\">", .invoke_close = "</invoke>",
         .param_open = "<parameter name=\"", .key_end = "\">",
         .value_end = {"</parameter>", "</invoke>", "</minimax:tool_call>"},
+        .value_act = {A_PARAM_END, A_INVOKE_END, A_BLOCK_END},
+        .nvalue_end = 3,
+        .trim_nl = 0,
+    },
+    {   /* Qwen3-Coder's tags; the value is the text between them, as written */
+        .fmt = &tp_fmt_mimo,
+        .block_open = "<tool_call>", .block_close = "</tool_call>",
+        .invoke_open = "<function=", .name_end = ">", .invoke_close = "</function>",
+        .param_open = "<parameter=", .key_end = ">",
+        .value_end = {"</parameter>", "</function>", "</tool_call>"},
         .value_act = {A_PARAM_END, A_INVOKE_END, A_BLOCK_END},
         .nvalue_end = 3,
         .trim_nl = 0,
@@ -550,3 +563,4 @@ static void xml_finish(tp_parser *p)
 
 const tp_format tp_fmt_qwen3_coder = {"qwen3_coder", xml_feed, xml_finish};
 const tp_format tp_fmt_minimax_m2 = {"minimax_m2", xml_feed, xml_finish};
+const tp_format tp_fmt_mimo = {"mimo", xml_feed, xml_finish};

@@ -117,6 +117,7 @@ static const struct {
     {"glm47", &tp_rules_glm47},
     {"qwen3_coder", &tp_rules_qwen3_coder},
     {"minimax_m2", &tp_rules_minimax_m2},
+    {"mimo", &tp_rules_qwen3_coder}, /* MiMoDetector: Qwen3-Coder's conversions */
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)

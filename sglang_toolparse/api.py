@@ -25,8 +25,8 @@ FORMAT_ALIASES = {
 }
 
 # Formats whose argument values are typed by the tools' JSON schemas.
-SCHEMA_TYPED_FORMATS = ("glm45", "glm47", "qwen3_coder", "minimax_m2")
-XML_FORMATS = ("qwen3_coder", "minimax_m2")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
+SCHEMA_TYPED_FORMATS = ("glm45", "glm47", "qwen3_coder", "minimax_m2", "mimo")
+XML_FORMATS = ("qwen3_coder", "minimax_m2", "mimo")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
 
 
 def available_formats() -> List[str]:
@@ -144,7 +144,9 @@ def _compile(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
 
 
 def _compile_xml(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
-    from sglang_toolparse.xml_types import XmlConverter, c_rows
+    from sglang_toolparse.xml_types import TYPING, XmlConverter, c_rows
+
+    fmt = TYPING.get(fmt, fmt)  # a row typed by another family's rules
 
     kinds = _core.KINDS
     tools = schemas or []

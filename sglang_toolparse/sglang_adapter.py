@@ -349,3 +349,16 @@ class MinimaxM2NativeDetector(NativeDetectorMixin, MinimaxM2Detector):
     _tp_format = "minimax_m2"
     _tp_markers = ("<minimax:tool_call>",)
     parser_name = "minimax-m2_native"
+
+
+# ---- Issue 20: SGLang names that are rows of an engine we have ----------------
+from sglang.srt.function_call.mimo_detector import MiMoDetector  # noqa: E402
+
+
+class MiMoNativeDetector(NativeDetectorMixin, MiMoDetector):
+    """Xiaomi MiMo (`<tool_call>\\n<function=NAME>\\n<parameter=KEY>VALUE</parameter>...`), native core:
+    a row of the Qwen3-Coder/MiniMax-M2 engine, values as written, typed by Qwen3-Coder's rules."""
+
+    _tp_format = "mimo"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "mimo_native"

@@ -400,6 +400,9 @@ def convert(param: _Param, raw: str) -> Any:
 
 
 FAMILIES = {"qwen3_coder": qwen_param, "minimax_m2": minimax_param}
+# formats typed by another family's rules (the C side: BY_FORMAT in
+# csrc/tp_type_rules.c): MiMoDetector converts as Qwen3CoderDetector does
+TYPING = {"mimo": "qwen3_coder"}
 _UNDECLARED = {fmt: param_of({"type": "string"}) for fmt, param_of in FAMILIES.items()}
 
 

@@ -232,6 +232,24 @@ TABLE["qwen3_coder"] = replace(TABLE["qwen3_coder"], extra_seeds=TABLE["qwen3_co
     "<parameter=c>\n2.5\n</parameter>\n<parameter=d>\n{\"x\": [1]}\n</parameter>\n</function>\n</tool_call>"
     "\n<tool_call>\n<function=search>\n</function>\n</tool_call>",))
 
+
+
+def render_mimo(name: str, args) -> str:
+    """Xiaomi MiMo: Qwen3-Coder's tags, each value as written between them."""
+    args = json.loads(args) if isinstance(args, str) else args
+    body = "".join("<parameter=%s>%s</parameter>\n" % (k, v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))
+                   for k, v in args.items())
+    return "<tool_call>\n<function=%s>\n%s</function>\n</tool_call>" % (name, body)
+
+
+TABLE["mimo"] = FormatSpec(
+    "mimo", _QWEN3_CODER_MARKERS, render_call=render_mimo, block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=(
+        "<tool_call>\n<function=f>\n<parameter=a>x<parameter=b>y</parameter>\n</function>\n</tool_call>",
+        "<tool_call>\n<function=f>\n<parameter=a>\n &amp; \n</parameter>\n</tool_call> after <tool_c",
+        "<tool_call>\n<function=f>\n" + "".join("<parameter=%s>%s</parameter>\n" % kv for kv in _TYPED_VALUES)
+        + "</function>\n</tool_call>"))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

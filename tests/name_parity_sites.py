@@ -118,6 +118,10 @@ srt/utils/hf_transformers/common.py | _KimiK2ConfigAlias | literal | 'kimi_k2' |
 srt/configs/nanbeige.py | NanbeigeConfig | literal | 'nanbeige' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'nanbeige' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'nanbeige' | 1
+srt/disaggregation/encoder/receiver.py | video_meta_attrs_for | literal | 'mimo' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'mimo' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'mimo' | 1
+srt/parser/template_detection.py | <module> | literal | 'mimo' | 4
 """
 
 # "file | enclosing function" -> why X_native behaves as X there
@@ -177,4 +181,5 @@ WHY = {
     'srt/rust_server/config.py | _build_server_args': 'Rust server mode gets the served name X and parses with its own Rust parser: our detector is bypassed there (docs/SERVING.md)',
     'srt/server_args.py | ServerArgs.add_cli_args': '--tool-call-parser choices (the native names are accepted)',
     'srt/configs/nanbeige.py | NanbeigeConfig': "'nanbeige' is the HF model_type of the config class, not the tool parser",
+    'srt/disaggregation/encoder/receiver.py | video_meta_attrs_for': "'mimo' is matched in the HF model_type for video metadata, not the tool parser",
 }

@@ -3,27 +3,29 @@ each template-shaped case parsed back exactly at every split point and with
 every chunker (standalone), and through SGLang's FunctionCallParser as
 `X_native` (one-shot and streamed) against SGLang's own `X`, whose failures
 are strict xfails naming what it gets wrong."""
+import fnmatch
 import json
 
 import pytest
 
 from sglang_support import one_shot, stream_through
 from support import CHUNKERS, check_stream_invariants, every_split, run, summary
-from variant_table import CASES, TOOL_NAMES, TOOLS, VARIANTS, SCHEMA
+from variant_table import SCHEMA, TOOL_NAMES, TOOLS, VARIANTS, cases_of
 
-ROWS = [(v, c) for v in sorted(VARIANTS) for c in sorted(CASES)]
+ROWS = [(v, c) for v in sorted(VARIANTS) for c in sorted(cases_of(v))]
+GOLDEN = [(v, g) for v in sorted(VARIANTS) for g in sorted(VARIANTS[v].golden)]
 
 
-def expected(case):
-    prose, calls = CASES[case]
+def expected(variant, case):
+    prose, calls = cases_of(variant)[case]
     return prose, [(n, json.dumps(a, ensure_ascii=False)) for n, a in calls]
 
 
 @pytest.mark.parametrize("variant,case", ROWS)
 def test_standalone_every_split(variant, case):
     v = VARIANTS[variant]
-    text = v.render(*CASES[case])
-    prose, calls = expected(case)
+    text = v.render(*cases_of(variant)[case])
+    prose, calls = expected(variant, case)
     whole = run(v.fmt, [text], TOOLS)
     check_stream_invariants(whole)
     assert summary(whole) == (prose, calls, [])
@@ -33,13 +35,27 @@ def test_standalone_every_split(variant, case):
         assert run(v.fmt, chunks, TOOLS) == whole, chunks
 
 
+@pytest.mark.parametrize("variant,name", GOLDEN)
+def test_golden_every_split(variant, name):
+    v = VARIANTS[variant]
+    text, prose, calls = v.golden[name]
+    whole = run(v.fmt, [text], TOOLS)
+    check_stream_invariants(whole)
+    assert summary(whole)[:2] == (prose, calls)
+    for chunks in every_split(text):
+        assert run(v.fmt, chunks, TOOLS) == whole, chunks
+
+
 @pytest.fixture
 def sg_tools(sglang_tool):
     return sglang_tool(*TOOL_NAMES, parameters=SCHEMA)
 
 
-def _mark(request, variant, case, impl, mode):
-    reason = VARIANTS[variant].sglang_wrong.get("%s:%s" % (case, mode)) or VARIANTS[variant].sglang_wrong.get(case)
+def _mark(request, variant, case, impl, mode, chunker="one"):
+    """sglang_wrong keys are fnmatch patterns of 'case:mode:chunker'."""
+    where = "%s:%s:%s" % (case, mode, chunker)
+    reasons = [r for pat, r in VARIANTS[variant].sglang_wrong.items() if fnmatch.fnmatchcase(where, pat)]
+    reason = "; ".join(reasons)
     if impl == "builtin" and reason:
         request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
 
@@ -49,9 +65,9 @@ def _mark(request, variant, case, impl, mode):
 def test_through_sglang_one_shot(fcp, sg_tools, request, variant, case, impl):
     _mark(request, variant, case, impl, "one_shot")
     v = VARIANTS[variant]
-    prose, calls = expected(case)
+    prose, calls = expected(variant, case)
     name = v.sglang if impl == "builtin" else v.sglang + "_native"
-    normal, got = one_shot(fcp, sg_tools, name, v.render(*CASES[case]))
+    normal, got = one_shot(fcp, sg_tools, name, v.render(*cases_of(variant)[case]))
     assert (normal.strip(), got) == (prose, calls)
 
 
@@ -59,11 +75,11 @@ def test_through_sglang_one_shot(fcp, sg_tools, request, variant, case, impl):
 @pytest.mark.parametrize("chunker", ["tokens", "bursts"])
 @pytest.mark.parametrize("variant,case", ROWS)
 def test_through_sglang_streamed(fcp, sg_tools, request, variant, case, chunker, impl):
-    _mark(request, variant, case, impl, "stream")
+    _mark(request, variant, case, impl, "stream", chunker)
     v = VARIANTS[variant]
-    prose, calls = expected(case)
+    prose, calls = expected(variant, case)
     name = v.sglang if impl == "builtin" else v.sglang + "_native"
-    text, got = stream_through(fcp, sg_tools, name, CHUNKERS[chunker](v.render(*CASES[case])))
+    text, got = stream_through(fcp, sg_tools, name, CHUNKERS[chunker](v.render(*cases_of(variant)[case])))
     assert (text.strip(), got) == (prose, calls)
 
 

@@ -32,16 +32,56 @@ def render_nanbeige(prose: str, calls: Sequence[Call]) -> str:
     return "".join(out)
 
 
+def render_mimo(prose: str, calls: Sequence[Call]) -> str:
+    """Xiaomi MiMo: Qwen3-Coder's tags with the value written as is between
+    them (no template newline), non-strings as JSON; one call per block."""
+    blocks = ["<tool_call>\n<function=%s>\n%s</function>\n</tool_call>" % (name, "".join(
+        "<parameter=%s>%s</parameter>\n" % (k, v if isinstance(v, str) else tojson(v)) for k, v in args.items()))
+        for name, args in calls]
+    return (prose + "\n" if prose else "") + "\n".join(blocks)
+
+
 class Variant(NamedTuple):
     sglang: str  # SGLang's --tool-call-parser name (ours: sglang + "_native")
     fmt: str  # the name StreamParser takes (a core format or an alias)
     render: Callable[[str, Sequence[Call]], str]
-    # case -> reason SGLang's detector fails it (one-shot or streamed as noted)
+    # fnmatch pattern of "case:mode:chunker" (mode one_shot or stream) -> why
+    # SGLang's detector fails there
     sglang_wrong: Dict[str, str] = {}
+    # this row's own template-shaped cases (added to CASES for it)
+    cases: Dict[str, Tuple[str, List[Call]]] = {}
+    # malformed or edge input: name -> (text, expected prose, expected [(name, arguments JSON)])
+    golden: Dict[str, Tuple[str, str, List[Tuple[str, str]]]] = {}
+
+
+def cases_of(variant: str) -> Dict[str, Tuple[str, List[Call]]]:
+    return dict(CASES, **VARIANTS[variant].cases)
 
 
 VARIANTS: Dict[str, Variant] = {
     "nanbeige": Variant("nanbeige", "nanbeige", render_nanbeige),
+    "mimo": Variant("mimo", "mimo", render_mimo, {
+        "*:stream:tokens": "MiMoDetector looks for a whole <tool_call> in its buffer and otherwise flushes the "
+                           "buffer as text: a <tool_call> split across chunks is shown as text and the call is lost",
+        "code_string:*": "MiMoDetector html.unescape()s every value: the model's `&amp;` becomes `&` "
+                         "(the template writes values raw)",
+        "float_integral:*": "MiMoDetector turns a number parameter's 2.0 into 2 (the template wrote a float)",
+        "optional_integer:*": "MiMoDetector reads only a parameter schema's own `type`: an anyOf "
+                              "[integer, null] parameter stays the string \"7\"",
+    }, cases={
+        "float_integral": ("", [("get_weather", {"ratio": 2.0})]),
+        "optional_integer": ("", [("get_weather", {"count": 7})]),
+    }, golden={
+        # a value ends at </parameter> only: another opening tag inside it is content
+        "parameter_tag_in_value": ("<tool_call>\n<function=write_file>\n<parameter=content>a<parameter=b>c"
+                                   "</parameter>\n</function>\n</tool_call>", "",
+                                   [("write_file", '{"content": "a<parameter=b>c"}')]),
+        "value_newlines_kept": ("<tool_call>\n<function=write_file>\n<parameter=content>\nx\n</parameter>\n"
+                                "</function>\n</tool_call>", "", [("write_file", '{"content": "\\nx\\n"}')]),
+        "prose_after_call_kept": ("<tool_call>\n<function=noop>\n</function>\n</tool_call>\nDone.", "\nDone.",
+                                  [("noop", "{}")]),
+        "no_function_is_text": ("a <tool_call>{\"name\": \"noop\"}</tool_call>", 'a <tool_call>{"name": "noop"}</tool_call>', []),
+    }),
 }
 
 
@@ -56,6 +96,7 @@ SCHEMA = {
         "tags": {"type": "array"},
         "unit": {"enum": ["c", "f"]},
         "content": {"type": "string"},
+        "count": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
     },
 }
 TOOL_NAMES = ("get_weather", "noop", "write_file")

@@ -156,6 +156,18 @@ def render_minimax_m2(prose: str, calls: Sequence[Call]) -> str:
     return (prose + "\n" if prose else "") + "<minimax:tool_call>\n" + invokes + "</minimax:tool_call>"
 
 
+def render_mimo(prose: str, calls: Sequence[Call]) -> str:
+    """Xiaomi MiMo: `<tool_call>\n<function=NAME>\n<parameter=K>V</parameter>\n...</function>\n</tool_call>`."""
+    blocks = [
+        "<tool_call>\n<function=%s>\n%s</function>\n</tool_call>" % (n, "".join(
+            "<parameter=%s>%s</parameter>\n" % (k, _glm_value(v)) for k, v in a.items()))
+        for n, a in calls
+    ]
+    if not blocks:
+        return prose
+    return (prose + "\n" if prose else "") + "\n".join(blocks)
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -169,6 +181,7 @@ RENDERERS: Dict[str, Renderer] = {
     "hermes": render_hermes,
     "glm45": render_glm45,
     "glm47": render_glm47,
+    "mimo": render_mimo,
 }
 
 
@@ -305,6 +318,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "deepseekv3": _DS_TOKENS,
     "deepseekv31": _DS_TOKENS,
     "kimi_k2": _KIMI_SECTION + _KIMI_CALL,
+    "mimo": ("<tool_call>", "</tool_call>"),
 }
 
 
