@@ -5,6 +5,9 @@
  *                 ...</function>\n</tool_call>
  *   minimax_m2:   <minimax:tool_call>\n<invoke name="NAME">\n<parameter name="KEY">VALUE</parameter>\n
  *                 ...</invoke>\n<invoke ...>...</invoke>\n</minimax:tool_call>
+ *   dots:         <dots_function_call>\n<invoke name="NAME">\n<parameter name="KEY">VALUE</parameter>\n
+ *                 ...</invoke>\n</dots_function_call>  (rednote dots.llm: MiniMax's shape,
+ *                 values stripped as DotsToolDetector strips them, its own typing row)
  *   mimo:         <tool_call>\n<function=NAME>\n<parameter=KEY>VALUE</parameter>\n...</function>\n</tool_call>
  *                 (Xiaomi MiMo: Qwen3-Coder's tags, the value as written, typed by
  *                 Qwen3-Coder's row)
@@ -83,6 +86,7 @@ typedef struct {
     uint8_t value_act[MAX_VALUE_END];
     uint8_t nvalue_end;
     uint8_t trim_nl; /* one newline after the value's opening tag is the template's */
+    uint8_t strip;   /* leading and trailing blanks are not part of a value (str.strip) */
     tp_matcher text_m, block_m, name_m, inv_m, key_m, value_m;
 } xml_spelling;
 
@@ -109,6 +113,16 @@ static xml_spelling SPELLINGS[] = {
         .value_act = {A_PARAM_END, A_INVOKE_END, A_BLOCK_END},
         .nvalue_end = 3,
         .trim_nl = 0,
+    },
+    {   /* MiniMax's shape in another block; values stripped */
+        .fmt = &tp_fmt_dots,
+        .block_open = "<dots_function_call>", .block_close = "</dots_function_call>",
+        .invoke_open = "<invoke name=\"", .name_end = "\">", .invoke_close = "</invoke>",
+        .param_open = "<parameter name=\"", .key_end = "\">",
+        .value_end = {"</parameter>", "</invoke>", "</dots_function_call>"},
+        .value_act = {A_PARAM_END, A_INVOKE_END, A_BLOCK_END},
+        .nvalue_end = 3,
+        .strip = 1,
     },
     {   /* Qwen3-Coder's tags; the value is the text between them, as written */
         .fmt = &tp_fmt_mimo,
@@ -325,7 +339,8 @@ static void key_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 static void value_open(tp_parser *p, const xml_spelling *sp)
 {
     p->mode = M_VALUE;
-    p->fstate = sp->trim_nl; /* 1: a leading newline is still to be dropped */
+    /* 1: a leading newline is still to be dropped; 2: leading blanks are */
+    p->fstate = sp->trim_nl | (sp->strip ? 2u : 0u);
     tp_buf_clear(&p->pending);
     if (!p->discard)
         strip(&p->key);
@@ -351,24 +366,40 @@ static void hold(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
         fail(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, off, n));
 }
 
-/* a string value that can no longer be the word null: stream it */
-static void commit_stream(tp_parser *p, const uint8_t *s, size_t n)
+/* Streamed string bytes. A stripping row holds a trailing blank run in
+ * `pending` (it ends the value, or is written when more text follows). */
+static void stream_bytes(tp_parser *p, const xml_spelling *sp, const uint8_t *s, size_t n, uint64_t off)
 {
-    args_lit(p, "\"");
-    tp_ev_args_escaped(p, p->pending.data, p->pending.len);
-    tp_ev_args_escaped(p, s, n);
-    tp_buf_clear(&p->pending);
-    p->vkind = VK_STREAM;
+    if (!sp->strip) {
+        tp_ev_args_escaped(p, s, n);
+        return;
+    }
+    size_t z = n;
+    while (z && is_blank(s[z - 1]))
+        z--;
+    if (z) {
+        tp_ev_args_escaped(p, p->pending.data, p->pending.len);
+        tp_buf_clear(&p->pending);
+        tp_ev_args_escaped(p, s, z);
+    }
+    hold(p, s + z, n - z, off + z);
 }
 
-static void hold_string(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+static void hold_string(tp_parser *p, const xml_spelling *sp, const uint8_t *s, size_t n, uint64_t off)
 {
     static const char NUL_WORD[] = "null";
     for (size_t i = 0; i < n; i++) {
         size_t j = p->pending.len + i;
         uint8_t c = s[i] >= 'A' && s[i] <= 'Z' ? (uint8_t)(s[i] + 32) : s[i];
+        if (j >= 4 && sp->strip && is_blank(c))
+            continue; /* "null" and blanks: still null once stripped */
         if (j >= 4 || c != (uint8_t)NUL_WORD[j]) {
-            commit_stream(p, s, n);
+            /* the held prefix is written; this chunk's bytes stream */
+            args_lit(p, "\"");
+            tp_ev_args_escaped(p, p->pending.data, p->pending.len);
+            tp_buf_clear(&p->pending);
+            p->vkind = VK_STREAM;
+            stream_bytes(p, sp, s, n, off);
             return;
         }
     }
@@ -377,13 +408,24 @@ static void hold_string(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 
 static void value_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
-    if (n && p->fstate) {
-        p->fstate = 0;
+    const xml_spelling *sp = spelling(p);
+    if (n && (p->fstate & 1)) {
+        p->fstate &= ~1u;
         if (s[0] == '\n') { /* the template's newline after the opening tag */
             s++;
             n--;
             off++;
         }
+    }
+    if (p->fstate & 2) { /* leading blanks of a stripping row's value */
+        while (n && is_blank(*s)) {
+            s++;
+            n--;
+            off++;
+        }
+        if (n == 0)
+            return;
+        p->fstate = 0;
     }
     if (n == 0)
         return;
@@ -391,19 +433,23 @@ static void value_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
     case VK_DROP:
         break;
     case VK_STREAM:
-        tp_ev_args_escaped(p, s, n);
+        stream_bytes(p, sp, s, n, off);
         break;
     case VK_RAW:
         hold(p, s, n, off);
         break;
     case VK_HOLD:
-        hold_string(p, s, n, off);
+        hold_string(p, sp, s, n, off);
         break;
     }
 }
 
 static void value_close(tp_parser *p)
 {
+    if (spelling(p)->strip && p->vkind != VK_DROP) { /* trailing blanks end the value */
+        while (p->pending.len && is_blank(p->pending.data[p->pending.len - 1]))
+            p->pending.len--;
+    }
     if (p->vkind == VK_STREAM)
         args_lit(p, "\"");
     else if (p->vkind == VK_RAW || p->vkind == VK_HOLD) /* typed by the family's row */
@@ -564,3 +610,4 @@ static void xml_finish(tp_parser *p)
 const tp_format tp_fmt_qwen3_coder = {"qwen3_coder", xml_feed, xml_finish};
 const tp_format tp_fmt_minimax_m2 = {"minimax_m2", xml_feed, xml_finish};
 const tp_format tp_fmt_mimo = {"mimo", xml_feed, xml_finish};
+const tp_format tp_fmt_dots = {"dots", xml_feed, xml_finish};

@@ -101,6 +101,7 @@ int tp_fmt_kimi_init(void);
 extern const tp_format tp_fmt_qwen3_coder;
 extern const tp_format tp_fmt_minimax_m2;
 extern const tp_format tp_fmt_mimo;
+extern const tp_format tp_fmt_dots;
 int tp_fmt_xmlparam_init(void);
 
 #endif

@@ -105,6 +105,32 @@ const tp_type_rules tp_rules_minimax_m2 = {
     1,
 };
 
+/* dots_detector.DotsToolDetector._convert_param_value: "null" (any case)
+ * is null for every parameter; then by the schema's type (the first
+ * non-null of a list; through $ref/anyOf/oneOf/allOf): int() / float()
+ * (integral: an int) / "true" or "1" (any case), anything else false /
+ * everything else json.loads; what fails is the text (a value with
+ * NaN/Infinity too; json_repair is not tried). The value is stripped
+ * first (fmt_xmlparam.c's row). */
+#define DOTS_JSON (TP_R_NULL_WORD | TP_R_JSON | TP_R_JSON_FINITE)
+const tp_type_rules tp_rules_dots = {
+    "dots",
+    {
+        [TP_KIND_UNTYPED] = TP_R_NULL_WORD,
+        [TP_KIND_STRING] = TP_R_NULL_WORD,
+        [TP_KIND_OTHER] = DOTS_JSON,
+        [TP_KIND_INTEGER] = TP_R_NULL_WORD | TP_R_PY_INT,
+        [TP_KIND_NUMBER] = TP_R_NULL_WORD | TP_R_PY_FLOAT,
+        [TP_KIND_BOOLEAN] = TP_R_NULL_WORD | TP_R_TRUE_WORD | TP_R_TRUE_ONE,
+        [TP_KIND_NULL] = DOTS_JSON,
+        [TP_KIND_OBJECT] = DOTS_JSON,
+        [TP_KIND_ARRAY] = DOTS_JSON,
+        [TP_KIND_UNION] = DOTS_JSON,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
 /* A format without rules of its own: a non-string value is its raw text. */
 const tp_type_rules tp_rules_plain = {"plain", {0}};
 
@@ -118,6 +144,7 @@ static const struct {
     {"qwen3_coder", &tp_rules_qwen3_coder},
     {"minimax_m2", &tp_rules_minimax_m2},
     {"mimo", &tp_rules_qwen3_coder}, /* MiMoDetector: Qwen3-Coder's conversions */
+    {"dots", &tp_rules_dots},
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)
@@ -132,7 +159,7 @@ const tp_type_rules *tp_rules_for(const void *fmt)
 const tp_type_rules *tp_rules_named(const char *family)
 {
     static const tp_type_rules *const ALL[] = {&tp_rules_glm45, &tp_rules_glm47, &tp_rules_qwen3_coder,
-                                                   &tp_rules_minimax_m2, &tp_rules_plain};
+                                                   &tp_rules_minimax_m2, &tp_rules_dots, &tp_rules_plain};
     for (size_t i = 0; i < sizeof(ALL) / sizeof(ALL[0]); i++)
         if (strcmp(ALL[i]->family, family) == 0)
             return ALL[i];

@@ -81,6 +81,7 @@ enum {
     TP_R_JSON_ELSE = 1u << 15,  /* nothing decided and no string in the mask: JSON, else the text */
     TP_R_JSON_FINITE = 1u << 16, /* a JSON value with NaN/Infinity is the raw text
                                   * (json.loads reads it, json.dumps(allow_nan=False) does not) */
+    TP_R_TRUE_ONE = 1u << 17,    /* with TRUE_WORD: "1" is true as well (dots) */
 };
 /* Order in which steps run: null words, PY_INT, PY_FLOAT, TRUE_WORD,
  * BOOL_WORDS, JSON (+ JSON_STR_HOST, UNION_STRING, JSON_FINITE),
@@ -102,6 +103,7 @@ extern const tp_type_rules tp_rules_glm45;
 extern const tp_type_rules tp_rules_glm47;
 extern const tp_type_rules tp_rules_qwen3_coder;
 extern const tp_type_rules tp_rules_minimax_m2;
+extern const tp_type_rules tp_rules_dots;
 extern const tp_type_rules tp_rules_plain; /* no typing: a value is its raw text */
 
 /* The rules row of a format (a const tp_format *, matched by name;

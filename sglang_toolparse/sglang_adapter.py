@@ -362,3 +362,15 @@ class MiMoNativeDetector(NativeDetectorMixin, MiMoDetector):
     _tp_format = "mimo"
     _tp_markers = ("<tool_call>",)
     parser_name = "mimo_native"
+
+
+from sglang.srt.function_call.dots_detector import DotsToolDetector  # noqa: E402
+
+
+class DotsNativeDetector(NativeDetectorMixin, DotsToolDetector):
+    """rednote dots.llm (`<dots_function_call>\\n<invoke name="NAME">\\n<parameter name="KEY">VALUE</parameter>...`),
+    native core: a row of the Qwen3-Coder/MiniMax-M2 engine, values stripped and typed by DotsToolDetector's rules."""
+
+    _tp_format = "dots"
+    _tp_markers = ("<dots_function_call>",)
+    parser_name = "dots_native"

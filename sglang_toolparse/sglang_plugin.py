@@ -67,6 +67,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "minimax-m2_native": ("MinimaxM2NativeDetector", "minimax-m2"),
     "nanbeige_native": ("Qwen3CoderNativeDetector", "nanbeige"),
     "mimo_native": ("MiMoNativeDetector", "mimo"),
+    "dots_native": ("DotsNativeDetector", "dots"),
 }
 
 

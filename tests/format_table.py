@@ -250,6 +250,23 @@ TABLE["mimo"] = FormatSpec(
         "<tool_call>\n<function=f>\n" + "".join("<parameter=%s>%s</parameter>\n" % kv for kv in _TYPED_VALUES)
         + "</function>\n</tool_call>"))
 
+def render_dots_invoke(name: str, args) -> str:
+    return render_minimax_invoke(name, args)  # the same invoke shape
+
+
+TABLE["dots"] = FormatSpec(
+    "dots", ("<dots_function_call>", "</dots_function_call>", '<invoke name="', "</invoke>", '<parameter name="',
+             "</parameter>", '">'),
+    render_call=render_dots_invoke, block=lambda invokes: "<dots_function_call>\n" + "".join(invokes)
+    + "</dots_function_call>", json_args=False,
+    extra_seeds=(
+        '<dots_function_call>\n<invoke name="f">\n<parameter name="a">  x \n</parameter>\n<parameter name="b">'
+        ' null \t</parameter>\n</invoke>\n</dots_function_call> after',
+        '<dots_function_call>{"name": "f", "arguments": {}}</dots_function_call>',
+        '<dots_function_call>\n<invoke name="f">\n' + "".join(
+            '<parameter name="%s"> %s </parameter>\n' % kv for kv in _TYPED_VALUES)
+        + "</invoke>\n</dots_function_call>"))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

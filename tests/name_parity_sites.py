@@ -122,6 +122,10 @@ srt/disaggregation/encoder/receiver.py | video_meta_attrs_for | literal | 'mimo'
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'mimo' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'mimo' | 1
 srt/parser/template_detection.py | <module> | literal | 'mimo' | 4
+srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__ | literal | 'dots' | 1
+srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__ | literal | 'dots' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'dots' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'dots' | 1
 """
 
 # "file | enclosing function" -> why X_native behaves as X there
@@ -182,4 +186,6 @@ WHY = {
     'srt/server_args.py | ServerArgs.add_cli_args': '--tool-call-parser choices (the native names are accepted)',
     'srt/configs/nanbeige.py | NanbeigeConfig': "'nanbeige' is the HF model_type of the config class, not the tool parser",
     'srt/disaggregation/encoder/receiver.py | video_meta_attrs_for': "'mimo' is matched in the HF model_type for video metadata, not the tool parser",
+    'srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__': "'dots' is an audio-model family string, not the tool parser",
+    'srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__': "'dots' is an audio-model family string, not the tool parser",
 }

@@ -88,3 +88,19 @@ def test_native_detector_subclasses_sglangs(fcp, variant):
     enum = fcp.FunctionCallParser.ToolCallParserEnum
     v = VARIANTS[variant]
     assert issubclass(enum[v.sglang + "_native"], enum[v.sglang])
+
+
+@pytest.mark.parametrize("impl", ["builtin", "native"])
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_long_string_streams_before_its_closing_tag(fcp, sg_tools, request, variant, impl):
+    """A 4 KB string argument reaches the client while it is generated."""
+    _mark(request, variant, "long_string", impl, "stream", "fixed4")
+    v = VARIANTS[variant]
+    content = "line of code;\n" * 300
+    text = v.render("", [("write_file", {"content": content})])
+    cut = text.index(content) + len(content)
+    p = fcp.FunctionCallParser(sg_tools, v.sglang if impl == "builtin" else v.sglang + "_native")
+    got = ""
+    for i in range(0, cut, 4):
+        got += "".join(it.parameters or "" for it in p.parse_stream_chunk(text[i:min(i + 4, cut)])[1])
+    assert len(got) >= len(json.dumps(content)) - 8

@@ -41,6 +41,17 @@ def render_mimo(prose: str, calls: Sequence[Call]) -> str:
     return (prose + "\n" if prose else "") + "\n".join(blocks)
 
 
+def render_dots(prose: str, calls: Sequence[Call]) -> str:
+    """rednote dots.llm: MiniMax's shape in a <dots_function_call> block (the
+    layout of DotsToolDetector's docstring), non-strings as JSON."""
+    if not calls:
+        return prose
+    invokes = "".join('<invoke name="%s">\n%s</invoke>\n' % (name, "".join(
+        '<parameter name="%s">%s</parameter>\n' % (k, v if isinstance(v, str) else tojson(v))
+        for k, v in args.items())) for name, args in calls)
+    return (prose + "\n" if prose else "") + "<dots_function_call>\n" + invokes + "</dots_function_call>"
+
+
 class Variant(NamedTuple):
     sglang: str  # SGLang's --tool-call-parser name (ours: sglang + "_native")
     fmt: str  # the name StreamParser takes (a core format or an alias)
@@ -59,13 +70,16 @@ def cases_of(variant: str) -> Dict[str, Tuple[str, List[Call]]]:
 
 
 VARIANTS: Dict[str, Variant] = {
-    "nanbeige": Variant("nanbeige", "nanbeige", render_nanbeige),
+    "nanbeige": Variant("nanbeige", "nanbeige", render_nanbeige, {
+        "long_string:*": "Qwen3CoderDetector holds a string parameter until </parameter> (sglang#27005)",
+    }),
     "mimo": Variant("mimo", "mimo", render_mimo, {
         "*:stream:tokens": "MiMoDetector looks for a whole <tool_call> in its buffer and otherwise flushes the "
                            "buffer as text: a <tool_call> split across chunks is shown as text and the call is lost",
         "code_string:*": "MiMoDetector html.unescape()s every value: the model's `&amp;` becomes `&` "
                          "(the template writes values raw)",
         "float_integral:*": "MiMoDetector turns a number parameter's 2.0 into 2 (the template wrote a float)",
+        "long_string:*": "MiMoDetector holds a call until </tool_call>: a long argument arrives in one piece at the end",
         "optional_integer:*": "MiMoDetector reads only a parameter schema's own `type`: an anyOf "
                               "[integer, null] parameter stays the string \"7\"",
     }, cases={
@@ -81,6 +95,29 @@ VARIANTS: Dict[str, Variant] = {
         "prose_after_call_kept": ("<tool_call>\n<function=noop>\n</function>\n</tool_call>\nDone.", "\nDone.",
                                   [("noop", "{}")]),
         "no_function_is_text": ("a <tool_call>{\"name\": \"noop\"}</tool_call>", 'a <tool_call>{"name": "noop"}</tool_call>', []),
+    }),
+    "dots": Variant("dots", "dots", render_dots, {
+        "long_string:*": "DotsToolDetector holds a block until </dots_function_call>: a long argument arrives in one "
+                         "piece at the end",
+    }, cases={
+        "float_integral": ("", [("get_weather", {"ratio": 2})]),
+        "optional_integer": ("", [("get_weather", {"count": 7})]),
+    }, golden={
+        # DotsToolDetector strips a value before typing it
+        "values_stripped": ('<dots_function_call>\n<invoke name="get_weather">\n<parameter name="city">\n Paris \n'
+                            '</parameter>\n<parameter name="days"> 3\n</parameter>\n<parameter name="hot">1</parameter>'
+                            '\n<parameter name="opts"> null </parameter>\n</invoke>\n</dots_function_call>', "",
+                            [("get_weather", '{"city": "Paris", "days": 3, "hot": true, "opts": null}')]),
+        "inner_blanks_kept": ('<dots_function_call><invoke name="write_file"><parameter name="content">  a \n\n b  '
+                              '</parameter></invoke></dots_function_call>', "",
+                              [("write_file", '{"content": "a \\n\\n b"}')]),
+        "null_then_text_is_a_string": ('<dots_function_call><invoke name="write_file"><parameter name="content">null  x'
+                                       '</parameter></invoke></dots_function_call>', "",
+                                       [("write_file", '{"content": "null  x"}')]),
+        "two_invokes_prose_after": ('<dots_function_call>\n<invoke name="noop">\n</invoke>\n<invoke name="noop">\n'
+                                    '</invoke>\n</dots_function_call>\nDone.', "\nDone.", [("noop", "{}"), ("noop", "{}")]),
+        "json_body_is_text": ('<dots_function_call>{"name": "noop", "arguments": {}}</dots_function_call>',
+                              '<dots_function_call>{"name": "noop", "arguments": {}}</dots_function_call>', []),
     }),
 }
 

@@ -168,6 +168,11 @@ def render_mimo(prose: str, calls: Sequence[Call]) -> str:
     return (prose + "\n" if prose else "") + "\n".join(blocks)
 
 
+def render_dots(prose: str, calls: Sequence[Call]) -> str:
+    """rednote dots.llm: `<dots_function_call>\n<invoke name="NAME">\n<parameter name="K">V</parameter>\n...`."""
+    return render_minimax_m2(prose, calls).replace("minimax:tool_call>", "dots_function_call>")
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -182,6 +187,7 @@ RENDERERS: Dict[str, Renderer] = {
     "glm45": render_glm45,
     "glm47": render_glm47,
     "mimo": render_mimo,
+    "dots": render_dots,
 }
 
 
@@ -319,6 +325,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "deepseekv31": _DS_TOKENS,
     "kimi_k2": _KIMI_SECTION + _KIMI_CALL,
     "mimo": ("<tool_call>", "</tool_call>"),
+    "dots": ("<dots_function_call>", "</dots_function_call>"),
 }
 
 
