@@ -374,3 +374,17 @@ class DotsNativeDetector(NativeDetectorMixin, DotsToolDetector):
     _tp_format = "dots"
     _tp_markers = ("<dots_function_call>",)
     parser_name = "dots_native"
+
+
+from sglang.srt.function_call.trinity_detector import TrinityDetector  # noqa: E402
+
+
+class TrinityNativeDetector(NativeDetectorMixin, TrinityDetector):
+    """Arcee Trinity (Qwen2.5's `<tool_call>{"name": ..., "arguments": ...}</tool_call>` with every
+    `<think>` / `</think>` removed first, as TrinityDetector does), native core: a filter in front of
+    the Qwen2.5 engine, matched across chunks."""
+
+    _tp_format = "trinity"
+    # a <tool_call> may be cut by a think tag: the core decides from the first '<'
+    _tp_markers = ("<",)
+    parser_name = "trinity_native"

@@ -68,6 +68,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "nanbeige_native": ("Qwen3CoderNativeDetector", "nanbeige"),
     "mimo_native": ("MiMoNativeDetector", "mimo"),
     "dots_native": ("DotsNativeDetector", "dots"),
+    "trinity_native": ("TrinityNativeDetector", "trinity"),
 }
 
 

@@ -267,6 +267,12 @@ TABLE["dots"] = FormatSpec(
             '<parameter name="%s"> %s </parameter>\n' % kv for kv in _TYPED_VALUES)
         + "</invoke>\n</dots_function_call>"))
 
+TABLE["trinity"] = FormatSpec(
+    "trinity", ("<tool_call>", "</tool_call>", '"name"', '"arguments"', "<think>", "</think>"),
+    render_call=_jsontag("\n"), block=lambda calls: "\n".join(calls), extra_seeds=_JSONTAG_SEEDS + (
+        '<think>a</think>b<tool_<think>call>{"name": "f", "arguments": {"x": "1</think>2"}}</tool_call> <thin',
+        "<think>\n<tool_call>\n{\"name\": \"f\"}\n</tool_call>\n</think></think><think",))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

@@ -98,7 +98,8 @@ def test_long_string_streams_before_its_closing_tag(fcp, sg_tools, request, vari
     v = VARIANTS[variant]
     content = "line of code;\n" * 300
     text = v.render("", [("write_file", {"content": content})])
-    cut = text.index(content) + len(content)
+    body = content if content in text else json.dumps(content)[1:-1]  # JSON formats escape it
+    cut = text.index(body) + len(body)
     p = fcp.FunctionCallParser(sg_tools, v.sglang if impl == "builtin" else v.sglang + "_native")
     got = ""
     for i in range(0, cut, 4):

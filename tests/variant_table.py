@@ -52,6 +52,12 @@ def render_dots(prose: str, calls: Sequence[Call]) -> str:
     return (prose + "\n" if prose else "") + "<dots_function_call>\n" + invokes + "</dots_function_call>"
 
 
+def render_trinity(prose: str, calls: Sequence[Call]) -> str:
+    """Arcee Trinity: Qwen2.5's template (SGLang's TrinityDetector names it)."""
+    return prose + "".join('\n<tool_call>\n{"name": "%s", "arguments": %s}\n</tool_call>' % (n, tojson(a))
+                           for n, a in calls)
+
+
 class Variant(NamedTuple):
     sglang: str  # SGLang's --tool-call-parser name (ours: sglang + "_native")
     fmt: str  # the name StreamParser takes (a core format or an alias)
@@ -68,6 +74,9 @@ class Variant(NamedTuple):
 def cases_of(variant: str) -> Dict[str, Tuple[str, List[Call]]]:
     return dict(CASES, **VARIANTS[variant].cases)
 
+
+_QWEN25_PROSE = ("Qwen25Detector (TrinityDetector's base) loses the prose that shares a chunk with the "
+                 "'\\n<tool_call>' that follows it")
 
 VARIANTS: Dict[str, Variant] = {
     "nanbeige": Variant("nanbeige", "nanbeige", render_nanbeige, {
@@ -118,6 +127,23 @@ VARIANTS: Dict[str, Variant] = {
                                     '</invoke>\n</dots_function_call>\nDone.', "\nDone.", [("noop", "{}"), ("noop", "{}")]),
         "json_body_is_text": ('<dots_function_call>{"name": "noop", "arguments": {}}</dots_function_call>',
                               '<dots_function_call>{"name": "noop", "arguments": {}}</dots_function_call>', []),
+    }),
+    "trinity": Variant("trinity", "trinity", render_trinity, {
+        "single_with_prose:stream:*": _QWEN25_PROSE,
+        "two_calls:stream:*": _QWEN25_PROSE,
+        "unicode:stream:*": _QWEN25_PROSE,
+        "zero_args:stream:bursts": "Qwen25Detector (TrinityDetector's base) streams no arguments for a call whose "
+                                   "whole JSON arrives in one chunk with an empty arguments object",
+    }, golden={
+        # every <think> and </think> is removed before the parse (TrinityDetector)
+        "think_tags_removed": ("<think>plan</think>Let me check.\n<tool_call>\n{\"name\": \"noop\", "
+                               "\"arguments\": {}}\n</tool_call>", "planLet me check.", [("noop", "{}")]),
+        "call_inside_think": ("<think>\n<tool_call>\n{\"name\": \"noop\", \"arguments\": {}}\n</tool_call>\n</think>ok",
+                              "\nok", [("noop", "{}")]),
+        "tag_inside_marker_and_json": ('<tool_<think>call>{"name": "write_file", "arguments": {"content": '
+                                       '"a</think>b"}}</tool_call>', "", [("write_file", '{"content": "ab"}')]),
+        "partial_tag_at_end_is_text": ("x <thin", "x <thin", []),
+        "other_tags_kept": ("<thinking>a</thinking> <think >", "<thinking>a</thinking> <think >", []),
     }),
 }
 

@@ -188,6 +188,7 @@ RENDERERS: Dict[str, Renderer] = {
     "glm47": render_glm47,
     "mimo": render_mimo,
     "dots": render_dots,
+    "trinity": render_qwen25,  # Qwen2.5's template
 }
 
 
@@ -326,6 +327,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "kimi_k2": _KIMI_SECTION + _KIMI_CALL,
     "mimo": ("<tool_call>", "</tool_call>"),
     "dots": ("<dots_function_call>", "</dots_function_call>"),
+    "trinity": ("<tool_call>", "</tool_call>", "<think>", "</think>"),
 }
 
 
