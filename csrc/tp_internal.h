@@ -95,6 +95,7 @@ int tp_fmt_deepseek_init(void);
 extern const tp_format tp_fmt_deepseekv32;
 extern const tp_format tp_fmt_deepseekv4;
 extern const tp_format tp_fmt_deepseekv41;
+extern const tp_format tp_fmt_gigachat35;
 int tp_fmt_dsml_init(void);
 extern const tp_format tp_fmt_kimi_k2;
 int tp_fmt_kimi_init(void);

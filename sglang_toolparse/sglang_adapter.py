@@ -388,3 +388,15 @@ class TrinityNativeDetector(NativeDetectorMixin, TrinityDetector):
     # a <tool_call> may be cut by a think tag: the core decides from the first '<'
     _tp_markers = ("<",)
     parser_name = "trinity_native"
+
+
+from sglang.srt.function_call.gigachat35_detector import GigaChat35Detector  # noqa: E402
+
+
+class GigaChat35NativeDetector(NativeDetectorMixin, GigaChat35Detector):
+    """GigaChat 3.5 GCML (`<｜GCML｜tool_calls>\\n<｜GCML｜invoke name="NAME">\\n<｜GCML｜parameter name="K"
+    string="true|false">V</｜GCML｜parameter>...`), native core: a row of the DSML engine."""
+
+    _tp_format = "gigachat35"
+    _tp_markers = ("<\uff5cGCML\uff5c",)
+    parser_name = "gigachat35_native"

@@ -69,6 +69,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "mimo_native": ("MiMoNativeDetector", "mimo"),
     "dots_native": ("DotsNativeDetector", "dots"),
     "trinity_native": ("TrinityNativeDetector", "trinity"),
+    "gigachat35_native": ("GigaChat35NativeDetector", "gigachat35"),
 }
 
 

@@ -273,6 +273,31 @@ TABLE["trinity"] = FormatSpec(
         '<think>a</think>b<tool_<think>call>{"name": "f", "arguments": {"x": "1</think>2"}}</tool_call> <thin',
         "<think>\n<tool_call>\n{\"name\": \"f\"}\n</tool_call>\n</think></think><think",))
 
+_GCML = "\uff5cGCML\uff5c"
+_GC_BOT, _GC_EOT = "<%stool_calls>" % _GCML, "</%stool_calls>" % _GCML
+_GC_INV, _GC_INV_END = "<%sinvoke" % _GCML, "</%sinvoke>" % _GCML
+_GC_PAR, _GC_PAR_END = "<%sparameter" % _GCML, "</%sparameter>" % _GCML
+
+
+def render_gigachat35_invoke(name: str, args) -> str:
+    """GigaChat 3.5: one parameter tag per argument, string="true" (raw) or "false" (JSON)."""
+    args = json.loads(args) if isinstance(args, str) else args
+    params = "".join('%s name="%s" string="%s">%s%s\n' % (
+        _GC_PAR, k, "true" if isinstance(v, str) else "false",
+        v if isinstance(v, str) else json.dumps(v, ensure_ascii=False), _GC_PAR_END) for k, v in args.items())
+    return '%s name="%s">\n%s%s' % (_GC_INV, name, params, _GC_INV_END)
+
+
+TABLE["gigachat35"] = FormatSpec(
+    "gigachat35", (_GC_BOT, _GC_EOT, _GC_INV, _GC_INV_END, _GC_PAR, _GC_PAR_END, ' name="', ' string="true">',
+                   ' string="false">'),
+    render_call=render_gigachat35_invoke, block=lambda calls: _GC_BOT + "\n" + "\n".join(calls) + "\n" + _GC_EOT,
+    json_args=False, extra_seeds=(
+        "Hi\n\n" + _GC_BOT + "\n" + render_gigachat35_invoke("get_weather", {"city": "Paris", "n": [1, 2.5, None]})
+        + "\n" + _GC_INV + ' name="f">\n' + _GC_INV_END + "\n" + _GC_EOT + "<|message_sep|>",
+        _GC_BOT + _GC_INV + ' name="f">' + _GC_PAR + ' name="x" string="false">nope' + _GC_PAR_END + _GC_INV_END,
+        "<\uff5cDSML\uff5cinvoke name=\"f\"/> " + _GC_BOT[:9]))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

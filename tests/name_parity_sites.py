@@ -126,6 +126,9 @@ srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__ | literal 
 srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__ | literal | 'dots' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'dots' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'dots' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gigachat35' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'gigachat35' | 1
+srt/parser/template_detection.py | <module> | literal | 'gigachat35' | 4
 """
 
 # "file | enclosing function" -> why X_native behaves as X there

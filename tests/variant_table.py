@@ -58,6 +58,26 @@ def render_trinity(prose: str, calls: Sequence[Call]) -> str:
                            for n, a in calls)
 
 
+GCML = "\uff5cGCML\uff5c"
+
+
+def render_gigachat35(prose: str, calls: Sequence[Call]) -> str:
+    """GigaChat 3.5 (GigaChat3.5.jinja): the GCML block after the text, joined
+    by '\\n\\n'; a string value raw with string="true", any other value
+    tojson with string="false"; invokes and parameters joined by '\\n'."""
+    if not calls:
+        return prose
+    invokes = []
+    for name, args in calls:
+        params = ['<%sparameter name="%s" string="%s">%s</%sparameter>' % (
+            GCML, k, "true" if isinstance(v, str) else "false", v if isinstance(v, str) else tojson(v), GCML)
+            for k, v in args.items()]
+        invokes.append('<%sinvoke name="%s">\n' % (GCML, name) + ("\n".join(params) + "\n" if params else "")
+                       + "</%sinvoke>" % GCML)
+    block = "<%stool_calls>\n" % GCML + "\n".join(invokes) + "\n</%stool_calls>" % GCML
+    return prose + "\n\n" + block if prose else block
+
+
 class Variant(NamedTuple):
     sglang: str  # SGLang's --tool-call-parser name (ours: sglang + "_native")
     fmt: str  # the name StreamParser takes (a core format or an alias)
@@ -144,6 +164,17 @@ VARIANTS: Dict[str, Variant] = {
                                        '"a</think>b"}}</tool_call>', "", [("write_file", '{"content": "ab"}')]),
         "partial_tag_at_end_is_text": ("x <thin", "x <thin", []),
         "other_tags_kept": ("<thinking>a</thinking> <think >", "<thinking>a</thinking> <think >", []),
+    }),
+    "gigachat35": Variant("gigachat35", "gigachat35", render_gigachat35, {
+        "long_string:*": "GigaChat35Detector emits a call only when its </\uff5cGCML\uff5cinvoke> has arrived (re-running its "
+                         "regex over the whole region every chunk): a long argument arrives in one piece at the end",
+    }, golden={
+        "prose_after_block_kept": ("<%stool_calls>\n<%sinvoke name=\"noop\">\n</%sinvoke>\n</%stool_calls>\nDone."
+                                   % (GCML, GCML, GCML, GCML), "\nDone.", [("noop", "{}")]),
+        "non_json_false_value_is_text": ('<%stool_calls><%sinvoke name="get_weather"><%sparameter name="days" '
+                                         'string="false">three</%sparameter></%sinvoke></%stool_calls>'
+                                         % ((GCML,) * 6), "", [("get_weather", '{"days": "three"}')]),
+        "dsml_spelling_is_text": ("<\uff5cDSML\uff5cinvoke name=\"noop\"/>", "<\uff5cDSML\uff5cinvoke name=\"noop\"/>", []),
     }),
 }
 

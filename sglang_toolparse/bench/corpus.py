@@ -90,10 +90,9 @@ def render_deepseekv31(prose: str, calls: Sequence[Call]) -> str:
     return _ds_block(prose, ["%s%s%s%s%s" % (_DS_CALL_BEGIN, n, _DS_SEP, _dumps(a), _DS_CALL_END) for n, a in calls])
 
 
-def _dsml(block: str, invoke: str, param: str) -> Renderer:
-    """DeepSeek V3.2/V4/V4.1 DSML: parameters as tags, string="true" for raw
-    strings and string="false" for JSON values."""
-    d = "｜DSML｜"
+def _dsml(block: str, invoke: str, param: str, d: str = "｜DSML｜") -> Renderer:
+    """DeepSeek V3.2/V4/V4.1 DSML (GigaChat 3.5: marker ｜GCML｜): parameters
+    as tags, string="true" for raw strings and string="false" for JSON values."""
 
     def render(prose: str, calls: Sequence[Call]) -> str:
         if not calls:
@@ -189,6 +188,7 @@ RENDERERS: Dict[str, Renderer] = {
     "mimo": render_mimo,
     "dots": render_dots,
     "trinity": render_qwen25,  # Qwen2.5's template
+    "gigachat35": _dsml("tool_calls", "invoke", "parameter", "\uff5cGCML\uff5c"),
 }
 
 
