@@ -103,6 +103,7 @@ extern const tp_format tp_fmt_qwen3_coder;
 extern const tp_format tp_fmt_minimax_m2;
 extern const tp_format tp_fmt_mimo;
 extern const tp_format tp_fmt_dots;
+extern const tp_format tp_fmt_minicpm5;
 extern const tp_format tp_fmt_trinity;
 int tp_fmt_trinity_init(void);
 int tp_fmt_xmlparam_init(void);

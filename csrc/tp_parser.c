@@ -21,6 +21,7 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_dots,
     &tp_fmt_trinity,
     &tp_fmt_gigachat35,
+    &tp_fmt_minicpm5,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];

@@ -131,6 +131,29 @@ const tp_type_rules tp_rules_dots = {
     1,
 };
 
+/* minicpm5_detector.MiniCPM5Detector: a parameter whose schema `type` is
+ * exactly "string" is its (stripped) text; every other value, undeclared
+ * keys included, is json.loads, else ast.literal_eval, else the text (a
+ * value with NaN/Infinity: the text). */
+#define MINICPM5_PARSE (TP_R_JSON | TP_R_JSON_FINITE | TP_R_LITERAL_HOST)
+const tp_type_rules tp_rules_minicpm5 = {
+    "minicpm5",
+    {
+        [TP_KIND_UNTYPED] = MINICPM5_PARSE,
+        [TP_KIND_STRING] = 0,
+        [TP_KIND_OTHER] = MINICPM5_PARSE,
+        [TP_KIND_INTEGER] = MINICPM5_PARSE,
+        [TP_KIND_NUMBER] = MINICPM5_PARSE,
+        [TP_KIND_BOOLEAN] = MINICPM5_PARSE,
+        [TP_KIND_NULL] = MINICPM5_PARSE,
+        [TP_KIND_OBJECT] = MINICPM5_PARSE,
+        [TP_KIND_ARRAY] = MINICPM5_PARSE,
+        [TP_KIND_UNION] = MINICPM5_PARSE,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
 /* A format without rules of its own: a non-string value is its raw text. */
 const tp_type_rules tp_rules_plain = {"plain", {0}};
 
@@ -145,6 +168,7 @@ static const struct {
     {"minimax_m2", &tp_rules_minimax_m2},
     {"mimo", &tp_rules_qwen3_coder}, /* MiMoDetector: Qwen3-Coder's conversions */
     {"dots", &tp_rules_dots},
+    {"minicpm5", &tp_rules_minicpm5},
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)
@@ -159,7 +183,8 @@ const tp_type_rules *tp_rules_for(const void *fmt)
 const tp_type_rules *tp_rules_named(const char *family)
 {
     static const tp_type_rules *const ALL[] = {&tp_rules_glm45, &tp_rules_glm47, &tp_rules_qwen3_coder,
-                                                   &tp_rules_minimax_m2, &tp_rules_dots, &tp_rules_plain};
+                                                   &tp_rules_minimax_m2, &tp_rules_dots, &tp_rules_minicpm5,
+                                                   &tp_rules_plain};
     for (size_t i = 0; i < sizeof(ALL) / sizeof(ALL[0]); i++)
         if (strcmp(ALL[i]->family, family) == 0)
             return ALL[i];

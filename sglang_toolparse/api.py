@@ -25,8 +25,8 @@ FORMAT_ALIASES = {
 }
 
 # Formats whose argument values are typed by the tools' JSON schemas.
-SCHEMA_TYPED_FORMATS = ("glm45", "glm47", "qwen3_coder", "minimax_m2", "mimo", "dots")
-XML_FORMATS = ("qwen3_coder", "minimax_m2", "mimo", "dots")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
+SCHEMA_TYPED_FORMATS = ("glm45", "glm47", "qwen3_coder", "minimax_m2", "mimo", "dots", "minicpm5")
+XML_FORMATS = ("qwen3_coder", "minimax_m2", "mimo", "dots", "minicpm5")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
 
 
 def available_formats() -> List[str]:

@@ -400,3 +400,16 @@ class GigaChat35NativeDetector(NativeDetectorMixin, GigaChat35Detector):
     _tp_format = "gigachat35"
     _tp_markers = ("<\uff5cGCML\uff5c",)
     parser_name = "gigachat35_native"
+
+
+from sglang.srt.function_call.minicpm5_detector import MiniCPM5Detector  # noqa: E402
+
+
+class MiniCPM5NativeDetector(NativeDetectorMixin, MiniCPM5Detector):
+    """OpenBMB MiniCPM (`<function name="NAME"><param name="KEY">VALUE</param>...</function>`, no block),
+    native core: a row of the Qwen3-Coder/MiniMax-M2 engine (values stripped, CDATA unwrapped, typed by
+    MiniCPM5Detector's rules)."""
+
+    _tp_format = "minicpm5"
+    _tp_markers = ('<function name="',)
+    parser_name = "minicpm5_native"

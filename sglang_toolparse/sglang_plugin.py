@@ -70,6 +70,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "dots_native": ("DotsNativeDetector", "dots"),
     "trinity_native": ("TrinityNativeDetector", "trinity"),
     "gigachat35_native": ("GigaChat35NativeDetector", "gigachat35"),
+    "minicpm5_native": ("MiniCPM5NativeDetector", "minicpm5"),
 }
 
 

@@ -91,6 +91,8 @@ NULL_WORDS: Dict[Tuple[str, str], Tuple[str, ...]] = {
     ("minimax_m2", "other"): ("null", "none", "nil"),
     ("dots", "string"): ("null",),
     ("dots", "other"): ("null",),
+    ("minicpm5", "string"): (),
+    ("minicpm5", "other"): (),
 }
 # Exact spellings read as null, from the templates (case-sensitive).
 TEMPLATE_NULL: Dict[Tuple[str, str], Tuple[str, ...]] = {
@@ -191,6 +193,11 @@ CONVERSIONS: Dict[str, Dict[str, Callable[[str], Any]]] = {
         "number": _minimax_number,
         "boolean": _boolean("minimax_m2"),
         "json": _json,
+    },
+    "minicpm5": {
+        "string": lambda raw: raw,
+        "json": _json,
+        "literal": _literal,
     },
     "dots": {
         "string": lambda raw: raw,
@@ -326,7 +333,12 @@ def _dots_c_kind(kind: str, chain: Tuple[str, ...]) -> Tuple[str, int]:
     return DOTS_C_KINDS[chain[0]], 0
 
 
-C_KINDS = {"qwen3_coder": _qwen_c_kind, "minimax_m2": _minimax_c_kind, "dots": _dots_c_kind}
+def _minicpm5_c_kind(kind: str, chain: Tuple[str, ...]) -> Tuple[str, int]:
+    return ("string" if kind == "string" else "other"), 0
+
+
+C_KINDS = {"qwen3_coder": _qwen_c_kind, "minimax_m2": _minimax_c_kind, "dots": _dots_c_kind,
+           "minicpm5": _minicpm5_c_kind}
 
 
 def c_rows(fmt: str, tools: Schemas) -> List[Tuple[str, str, List[Tuple[str, str, int]]]]:
@@ -394,6 +406,14 @@ def dots_param(schema: Any) -> _Param:
     name = (t if isinstance(t, str) else str(t)).lower()
     conversion = next((conv for names, conv in DOTS_TYPE_RULES if name in names), "json")
     return _Param("dots", "string" if conversion == "string" else "other", (conversion,), "string")
+
+
+def minicpm5_param(schema: Any) -> _Param:
+    """MiniCPM5Detector: raw text only when the schema's `type` is exactly
+    "string"; anything else json.loads, then ast.literal_eval, then the text."""
+    if isinstance(schema, dict) and schema.get("type") == "string":
+        return _Param("minicpm5", "string", ("string",), "string")
+    return _Param("minicpm5", "other", ("json", "literal"), "string")
 
 
 def _resolve_refs(schema: Any, defs: Dict[str, Any], depth: int = 0) -> Any:
@@ -478,11 +498,13 @@ def convert(param: _Param, raw: str) -> Any:
     return param.fallback(raw)
 
 
-FAMILIES = {"qwen3_coder": qwen_param, "minimax_m2": minimax_param, "dots": dots_param}
+FAMILIES = {"qwen3_coder": qwen_param, "minimax_m2": minimax_param, "dots": dots_param,
+            "minicpm5": minicpm5_param}
 # formats typed by another family's rules (the C side: BY_FORMAT in
 # csrc/tp_type_rules.c): MiMoDetector converts as Qwen3CoderDetector does
 TYPING = {"mimo": "qwen3_coder"}
 _UNDECLARED = {fmt: param_of({"type": "string"}) for fmt, param_of in FAMILIES.items()}
+_UNDECLARED["minicpm5"] = minicpm5_param({})  # MiniCPM5Detector types an undeclared key's value too
 
 
 _COMPILED: Dict[Tuple[str, Tuple[Tuple[str, str], ...]], Dict[str, Dict[str, _Param]]] = {}

@@ -298,6 +298,24 @@ TABLE["gigachat35"] = FormatSpec(
         _GC_BOT + _GC_INV + ' name="f">' + _GC_PAR + ' name="x" string="false">nope' + _GC_PAR_END + _GC_INV_END,
         "<\uff5cDSML\uff5cinvoke name=\"f\"/> " + _GC_BOT[:9]))
 
+def render_minicpm5(name: str, args) -> str:
+    """OpenBMB MiniCPM: `<function name="NAME"><param name="K">V</param>...</function>`, no block."""
+    args = json.loads(args) if isinstance(args, str) else args
+    return '<function name="%s">%s</function>' % (name, "".join(
+        '<param name="%s">%s</param>' % (k, v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))
+        for k, v in args.items()))
+
+
+TABLE["minicpm5"] = FormatSpec(
+    "minicpm5", ('<function name="', "</function>", '<param name="', "</param>", '">', "<![CDATA[", "]]>"),
+    render_call=render_minicpm5, block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=(
+        'a <function name="f"><param name="c"><![CDATA[ x ]] ]]> </param><param name="d"><![CD</param></function> b',
+        '<function name="f"><param name="x">(1, 2)</param><param name="y"> {"a": [1]} </param>'
+        '<function name="search"></function>',
+        '<function name="f">' + "".join('<param name="%s">%s</param>' % kv for kv in _TYPED_VALUES) + "</function>",
+        "<function=f> <function> <function name=\"f\"",))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

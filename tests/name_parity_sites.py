@@ -129,6 +129,7 @@ srt/parser/reasoning_parser_names.py | <module> | literal | 'dots' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gigachat35' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'gigachat35' | 1
 srt/parser/template_detection.py | <module> | literal | 'gigachat35' | 4
+srt/parser/template_detection.py | <module> | literal | 'minicpm5' | 2
 """
 
 # "file | enclosing function" -> why X_native behaves as X there

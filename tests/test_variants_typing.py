@@ -49,3 +49,28 @@ def test_dots_rules_equal_sglangs(fcp):
             assert json.loads(reference("dots", schema, raw)) == want, (schema, raw)
             checked += 1
     assert checked > 0.8 * len(SCHEMAS) * len(VALUES)
+
+
+def test_minicpm5_core_typing_equals_python_rules():
+    decided = sum(check("minicpm5", schema, raw) is not None for schema in SCHEMAS for raw in VALUES)
+    assert decided > 0.5 * len(SCHEMAS) * len(VALUES), decided  # literal_eval cases go to the host
+
+
+def test_minicpm5_rules_equal_sglangs(fcp):
+    from sglang.srt.function_call.minicpm5_detector import parse_arguments
+
+    checked = 0
+    for schema in SCHEMAS:
+        raw_string = isinstance(schema, dict) and schema.get("type") == "string"
+        for raw in VALUES:
+            raw = raw.strip()
+            want = raw if raw_string else parse_arguments(raw)[0]
+            if not _finite(want):
+                continue
+            try:
+                want = json.loads(json.dumps(want, allow_nan=False))  # a tuple is a JSON array
+            except (TypeError, ValueError):  # a set, bytes: the text here
+                continue
+            assert json.loads(reference("minicpm5", schema, raw)) == want, (schema, raw)
+            checked += 1
+    assert checked > 0.8 * len(SCHEMAS) * len(VALUES)

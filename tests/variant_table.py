@@ -78,6 +78,15 @@ def render_gigachat35(prose: str, calls: Sequence[Call]) -> str:
     return prose + "\n\n" + block if prose else block
 
 
+def render_minicpm5(prose: str, calls: Sequence[Call]) -> str:
+    """OpenBMB MiniCPM (MiniCPM5Detector's docstring): one element per call, no
+    block; non-strings as JSON."""
+    return (prose + "\n" if prose and calls else prose) + "\n".join(
+        '<function name="%s">%s</function>' % (name, "".join(
+            '<param name="%s">%s</param>' % (k, v if isinstance(v, str) else tojson(v)) for k, v in args.items()))
+        for name, args in calls)
+
+
 class Variant(NamedTuple):
     sglang: str  # SGLang's --tool-call-parser name (ours: sglang + "_native")
     fmt: str  # the name StreamParser takes (a core format or an alias)
@@ -164,6 +173,27 @@ VARIANTS: Dict[str, Variant] = {
                                        '"a</think>b"}}</tool_call>', "", [("write_file", '{"content": "ab"}')]),
         "partial_tag_at_end_is_text": ("x <thin", "x <thin", []),
         "other_tags_kept": ("<thinking>a</thinking> <think >", "<thinking>a</thinking> <think >", []),
+    }),
+    "minicpm5": Variant("minicpm5", "minicpm5", render_minicpm5, {
+        "long_string:*": "MiniCPM5Detector holds a call until </function>: a long argument arrives in one piece at the end",
+        "undeclared_key:*": "MiniCPM5Detector turns a call with a key its tool does not declare into text (the call "
+                            "and its markup are shown to the user)",
+    }, cases={
+        "undeclared_key": ("", [("get_weather", {"city": "Oslo", "extra": [1]})]),
+    }, golden={
+        "cdata_unwrapped": ('<function name="write_file"><param name="content"><![CDATA[\n a\n</b> ]] \n]]>  </param>'
+                            '</function>', "", [("write_file", '{"content": "a\\n</b> ]]"}')]),
+        "cdata_prefix_only_is_text": ('<function name="write_file"><param name="content"><![CDA</param></function>',
+                                      "", [("write_file", '{"content": "<![CDA"}')]),
+        "values_stripped_and_typed": ('<function name="get_weather"><param name="city"> Oslo </param>'
+                                      '<param name="days"> 3 </param><param name="x">[1, 2]</param></function>', "",
+                                      [("get_weather", '{"city": "Oslo", "days": 3, "x": [1, 2]}')]),
+        "literal_and_text": ('<function name="get_weather"><param name="tags">(1, 2)</param><param name="opts">'
+                             'not json</param></function>', "",
+                             [("get_weather", '{"tags": [1, 2], "opts": "not json"}')]),
+        "prose_between_and_after": ('A <function name="noop"></function> B <function name="noop"></function> C',
+                                    "A B C", [("noop", "{}"), ("noop", "{}")]),
+        "other_function_tag_is_text": ("<function=f> <function>", "<function=f> <function>", []),
     }),
     "gigachat35": Variant("gigachat35", "gigachat35", render_gigachat35, {
         "long_string:*": "GigaChat35Detector emits a call only when its </\uff5cGCML\uff5cinvoke> has arrived (re-running its "

@@ -172,6 +172,15 @@ def render_dots(prose: str, calls: Sequence[Call]) -> str:
     return render_minimax_m2(prose, calls).replace("minimax:tool_call>", "dots_function_call>")
 
 
+def render_minicpm5(prose: str, calls: Sequence[Call]) -> str:
+    """OpenBMB MiniCPM: `<function name="NAME"><param name="K">V</param>...</function>` (no block)."""
+    blocks = ['<function name="%s">%s</function>' % (n, "".join(
+        '<param name="%s">%s</param>' % (k, _glm_value(v)) for k, v in a.items())) for n, a in calls]
+    if not blocks:
+        return prose
+    return (prose + "\n" if prose else "") + "\n".join(blocks)
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -189,6 +198,7 @@ RENDERERS: Dict[str, Renderer] = {
     "dots": render_dots,
     "trinity": render_qwen25,  # Qwen2.5's template
     "gigachat35": _dsml("tool_calls", "invoke", "parameter", "\uff5cGCML\uff5c"),
+    "minicpm5": render_minicpm5,
 }
 
 
