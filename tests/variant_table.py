@@ -1,7 +1,7 @@
 """The SGLang names that are rows of an engine we have (issue 20): for each,
 how its chat template writes a call (the contract), the SGLang name, the name
 the standalone API takes, and what SGLang's detector gets wrong on
-template-shaped output (the strict xfails of tests/test_variants.py).
+template-shaped output (the strict xfails of tests/test_sglang_parity_variants.py).
 
 A row: Variant(sglang, fmt, render) where render(prose, calls) -> the
 assistant text the template writes, calls = [(name, arguments dict)]."""

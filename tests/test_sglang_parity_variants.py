@@ -1,49 +1,22 @@
-"""The names of issue 20 that are rows of an engine we have (tests/variant_table.py):
-each template-shaped case parsed back exactly at every split point and with
-every chunker (standalone), and through SGLang's FunctionCallParser as
-`X_native` (one-shot and streamed) against SGLang's own `X`, whose failures
-are strict xfails naming what it gets wrong."""
+"""The names of issue 20 that are rows of an engine we have (tests/variant_table.py),
+through SGLang's FunctionCallParser: `X_native` (one-shot and streamed) against
+SGLang's own `X` on template-shaped cases, whose failures are strict xfails
+naming what it gets wrong (standalone golden cases: test_variants_golden.py)."""
 import fnmatch
 import json
 
 import pytest
 
 from sglang_support import one_shot, stream_through
-from support import CHUNKERS, check_stream_invariants, every_split, run, summary
-from variant_table import SCHEMA, TOOL_NAMES, TOOLS, VARIANTS, cases_of
+from support import CHUNKERS
+from variant_table import SCHEMA, TOOL_NAMES, VARIANTS, cases_of
 
 ROWS = [(v, c) for v in sorted(VARIANTS) for c in sorted(cases_of(v))]
-GOLDEN = [(v, g) for v in sorted(VARIANTS) for g in sorted(VARIANTS[v].golden)]
 
 
 def expected(variant, case):
     prose, calls = cases_of(variant)[case]
     return prose, [(n, json.dumps(a, ensure_ascii=False)) for n, a in calls]
-
-
-@pytest.mark.parametrize("variant,case", ROWS)
-def test_standalone_every_split(variant, case):
-    v = VARIANTS[variant]
-    text = v.render(*cases_of(variant)[case])
-    prose, calls = expected(variant, case)
-    whole = run(v.fmt, [text], TOOLS)
-    check_stream_invariants(whole)
-    assert summary(whole) == (prose, calls, [])
-    for name, chunker in CHUNKERS.items():
-        assert run(v.fmt, chunker(text), TOOLS) == whole, name
-    for chunks in every_split(text):
-        assert run(v.fmt, chunks, TOOLS) == whole, chunks
-
-
-@pytest.mark.parametrize("variant,name", GOLDEN)
-def test_golden_every_split(variant, name):
-    v = VARIANTS[variant]
-    text, prose, calls = v.golden[name]
-    whole = run(v.fmt, [text], TOOLS)
-    check_stream_invariants(whole)
-    assert summary(whole)[:2] == (prose, calls)
-    for chunks in every_split(text):
-        assert run(v.fmt, chunks, TOOLS) == whole, chunks
 
 
 @pytest.fixture
