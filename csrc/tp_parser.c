@@ -24,6 +24,11 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_spark25,
     &tp_fmt_hunyuan,
     &tp_fmt_hunyuan_os,
+    &tp_fmt_mimo,
+    &tp_fmt_dots,
+    &tp_fmt_trinity,
+    &tp_fmt_gigachat35,
+    &tp_fmt_minicpm5,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];
@@ -36,7 +41,7 @@ int tp_global_init(void)
     if (tp_fmt_jsontag_init())
         return -1;
     if (tp_fmt_glm_init() || tp_fmt_deepseek_init() || tp_fmt_dsml_init() ||
-        tp_fmt_kimi_init() || tp_fmt_xmlparam_init())
+        tp_fmt_kimi_init() || tp_fmt_xmlparam_init() || tp_fmt_trinity_init())
         return -1;
     if (tp_fmt_harmony_init())
         return -1;

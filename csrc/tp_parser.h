@@ -103,6 +103,7 @@ struct tp_parser {
     uint8_t first;
     uint8_t trailing_reported;
     uint8_t fstate; /* spare format-specific state */
+    uint8_t filter_node; /* matcher state of a format's input filter (trinity) */
     uint64_t call_off;
     tp_buf name, key, pending;
     tp_json js; /* value scanner */

@@ -158,6 +158,32 @@ const tp_type_rules tp_rules_spark25 = {
     1,
 };
 
+/* dots_detector.DotsToolDetector._convert_param_value: "null" (any case)
+ * is null for every parameter; then by the schema's type (the first
+ * non-null of a list; through $ref/anyOf/oneOf/allOf): int() / float()
+ * (integral: an int) / "true" or "1" (any case), anything else false /
+ * everything else json.loads; what fails is the text (a value with
+ * NaN/Infinity too; json_repair is not tried). The value is stripped
+ * first (fmt_xmlparam.c's row). */
+#define DOTS_JSON (TP_R_NULL_WORD | TP_R_JSON)
+const tp_type_rules tp_rules_dots = {
+    "dots",
+    {
+        [TP_KIND_UNTYPED] = TP_R_NULL_WORD,
+        [TP_KIND_STRING] = TP_R_NULL_WORD,
+        [TP_KIND_OTHER] = DOTS_JSON,
+        [TP_KIND_INTEGER] = TP_R_NULL_WORD | TP_R_PY_INT,
+        [TP_KIND_NUMBER] = TP_R_NULL_WORD | TP_R_PY_FLOAT,
+        [TP_KIND_BOOLEAN] = TP_R_NULL_WORD | TP_R_TRUE_WORD | TP_R_TRUE_ONE,
+        [TP_KIND_NULL] = DOTS_JSON,
+        [TP_KIND_OBJECT] = DOTS_JSON,
+        [TP_KIND_ARRAY] = DOTS_JSON,
+        [TP_KIND_UNION] = DOTS_JSON,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
 /* hunyuan_detector.HunyuanDetector._parse_value: the schema's types (its
  * "type", else its anyOf, else its oneOf, else string; aliases and int /
  * num prefixes normalized; null left out) are tried in order: boolean
@@ -189,6 +215,29 @@ const tp_type_rules tp_rules_hunyuan = {
     1,
 };
 
+/* minicpm5_detector.MiniCPM5Detector: a parameter whose schema `type` is
+ * exactly "string" is its (stripped) text; every other value, undeclared
+ * keys included, is json.loads, else ast.literal_eval, else the text (a
+ * value with NaN/Infinity: the text). */
+#define MINICPM5_PARSE (TP_R_JSON | TP_R_LITERAL_HOST)
+const tp_type_rules tp_rules_minicpm5 = {
+    "minicpm5",
+    {
+        [TP_KIND_UNTYPED] = MINICPM5_PARSE,
+        [TP_KIND_STRING] = 0,
+        [TP_KIND_OTHER] = MINICPM5_PARSE,
+        [TP_KIND_INTEGER] = MINICPM5_PARSE,
+        [TP_KIND_NUMBER] = MINICPM5_PARSE,
+        [TP_KIND_BOOLEAN] = MINICPM5_PARSE,
+        [TP_KIND_NULL] = MINICPM5_PARSE,
+        [TP_KIND_OBJECT] = MINICPM5_PARSE,
+        [TP_KIND_ARRAY] = MINICPM5_PARSE,
+        [TP_KIND_UNION] = MINICPM5_PARSE,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
 /* A format without rules of its own: a non-string value is its raw text. */
 const tp_type_rules tp_rules_plain = {"plain", {0}};
 
@@ -207,6 +256,9 @@ static const struct {
     {"spark25", &tp_rules_spark25},
     {"hunyuan", &tp_rules_hunyuan},
     {"hunyuan_os", &tp_rules_hunyuan},
+    {"mimo", &tp_rules_qwen3_coder}, /* MiMoDetector: Qwen3-Coder's conversions */
+    {"dots", &tp_rules_dots},
+    {"minicpm5", &tp_rules_minicpm5},
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)
@@ -223,7 +275,8 @@ const tp_type_rules *tp_rules_named(const char *family)
     static const tp_type_rules *const ALL[] = {&tp_rules_glm45, &tp_rules_glm47, &tp_rules_qwen3_coder,
                                                    &tp_rules_minimax_m2, &tp_rules_plain,
                                                    &tp_rules_poolside_v1, &tp_rules_spark25,
-                                                   &tp_rules_hunyuan};
+                                                   &tp_rules_hunyuan, &tp_rules_dots,
+                                                   &tp_rules_minicpm5};
     for (size_t i = 0; i < sizeof(ALL) / sizeof(ALL[0]); i++)
         if (strcmp(ALL[i]->family, family) == 0)
             return ALL[i];

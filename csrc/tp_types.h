@@ -86,6 +86,7 @@ enum {
      * the mask under BY_MASK, and a value they reject goes on */
     TP_R_BOOL_01 = 1u << 17, /* true/1, false/0 (any case, stripped): Spark */
     TP_R_BOOL_TF = 1u << 18, /* true, false (any case, as written): Hunyuan */
+    TP_R_TRUE_ONE = 1u << 19,    /* with TRUE_WORD: "1" is true as well (dots) */
 };
 /* Order in which steps run: null words, PY_INT, PY_FLOAT, TRUE_WORD,
  * BOOL_WORDS, BOOL_01, BOOL_TF, JSON (+ JSON_STR_HOST, UNION_STRING),
@@ -107,6 +108,8 @@ extern const tp_type_rules tp_rules_glm45;
 extern const tp_type_rules tp_rules_glm47;
 extern const tp_type_rules tp_rules_qwen3_coder;
 extern const tp_type_rules tp_rules_minimax_m2;
+extern const tp_type_rules tp_rules_dots;
+extern const tp_type_rules tp_rules_minicpm5;
 extern const tp_type_rules tp_rules_plain; /* no typing: a value is its raw text */
 extern const tp_type_rules tp_rules_poolside_v1;
 extern const tp_type_rules tp_rules_spark25;

@@ -379,9 +379,10 @@ int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t
         if (res != 0)
             return res == 1 ? TP_TV_TEXT : res == -1 ? TP_TV_HOST : -1;
     }
-    if (steps & TP_R_TRUE_WORD)
-        return (lower_eq(raw, n, "true") ? tp_buf_append(out, "true", 4) : tp_buf_append(out, "false", 5))
-                   ? -1 : TP_TV_TEXT;
+    if (steps & TP_R_TRUE_WORD) {
+        int t = lower_eq(raw, n, "true") || ((steps & TP_R_TRUE_ONE) && n == 1 && raw[0] == '1');
+        return (t ? tp_buf_append(out, "true", 4) : tp_buf_append(out, "false", 5)) ? -1 : TP_TV_TEXT;
+    }
     for (int b = 0; b < 3; b++) {
         static const uint32_t STEP[] = {TP_R_BOOL_WORDS, TP_R_BOOL_01, TP_R_BOOL_TF};
         static const uint8_t NW[] = {4, 2, 1}, STRIP[] = {1, 1, 0};

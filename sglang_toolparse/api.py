@@ -23,17 +23,18 @@ FORMAT_ALIASES = {
     "minimax": "minimax_m2",
     "step3p5": "qwen3_coder",
     "gpt-oss": "gpt_oss",
+    "nanbeige": "qwen3_coder",  # SGLang serves Nanbeige with Qwen3CoderDetector
 }
 
 # Formats whose argument values are typed by the tools' JSON schemas.
-SCHEMA_TYPED_FORMATS = ("glm45", "glm47", "qwen3_coder", "minimax_m2")
+SCHEMA_TYPED_FORMATS = ("glm45", "glm47", "qwen3_coder", "minimax_m2", "mimo", "dots", "minicpm5")
 # rows of the GLM engine typed by GLM-4.5's or GLM-4.7's rules (glm_types.py)
 GLM_FAMILY = {"glm45": "glm45", "glm47": "glm47", "ling3": "glm45", "iquest_q1": "glm47"}
 SCHEMA_TYPED_FORMATS += tuple(f for f in GLM_FAMILY if f not in SCHEMA_TYPED_FORMATS)
 # rows of the GLM engine with rules of their own (glm_row_types.py)
 ROW_FORMATS = ("poolside_v1", "spark25", "hunyuan", "hunyuan_os")
 SCHEMA_TYPED_FORMATS += ROW_FORMATS
-XML_FORMATS = ("qwen3_coder", "minimax_m2")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
+XML_FORMATS = ("qwen3_coder", "minimax_m2", "mimo", "dots", "minicpm5")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
 
 
 def available_formats() -> List[str]:
@@ -170,7 +171,9 @@ def _compile_row(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
 
 
 def _compile_xml(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
-    from sglang_toolparse.xml_types import XmlConverter, c_rows
+    from sglang_toolparse.xml_types import TYPING, XmlConverter, c_rows
+
+    fmt = TYPING.get(fmt, fmt)  # a row typed by another family's rules
 
     kinds = _core.KINDS
     tools = schemas or []

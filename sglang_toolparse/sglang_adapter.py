@@ -670,3 +670,65 @@ class HunyuanNativeDetector(NativeDetectorMixin, HunyuanDetector):
             return
         self._tp_format = fmt
         self._tp_markers = (self.bot_token,)
+# ---- Issue 20: SGLang names that are rows of an engine we have ----------------
+from sglang.srt.function_call.mimo_detector import MiMoDetector  # noqa: E402
+
+
+class MiMoNativeDetector(NativeDetectorMixin, MiMoDetector):
+    """Xiaomi MiMo (`<tool_call>\\n<function=NAME>\\n<parameter=KEY>VALUE</parameter>...`), native core:
+    a row of the Qwen3-Coder/MiniMax-M2 engine, values as written, typed by Qwen3-Coder's rules."""
+
+    _tp_format = "mimo"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "mimo_native"
+
+
+from sglang.srt.function_call.dots_detector import DotsToolDetector  # noqa: E402
+
+
+class DotsNativeDetector(NativeDetectorMixin, DotsToolDetector):
+    """rednote dots.llm (`<dots_function_call>\\n<invoke name="NAME">\\n<parameter name="KEY">VALUE</parameter>...`),
+    native core: a row of the Qwen3-Coder/MiniMax-M2 engine, values stripped and typed by DotsToolDetector's rules."""
+
+    _tp_format = "dots"
+    _tp_markers = ("<dots_function_call>",)
+    parser_name = "dots_native"
+
+
+from sglang.srt.function_call.trinity_detector import TrinityDetector  # noqa: E402
+
+
+class TrinityNativeDetector(NativeDetectorMixin, TrinityDetector):
+    """Arcee Trinity (Qwen2.5's `<tool_call>{"name": ..., "arguments": ...}</tool_call>` with every
+    `<think>` / `</think>` removed first, as TrinityDetector does), native core: a filter in front of
+    the Qwen2.5 engine, matched across chunks."""
+
+    _tp_format = "trinity"
+    # a <tool_call> may be cut by a think tag: the core decides from the first '<'
+    _tp_markers = ("<",)
+    parser_name = "trinity_native"
+
+
+from sglang.srt.function_call.gigachat35_detector import GigaChat35Detector  # noqa: E402
+
+
+class GigaChat35NativeDetector(NativeDetectorMixin, GigaChat35Detector):
+    """GigaChat 3.5 GCML (`<｜GCML｜tool_calls>\\n<｜GCML｜invoke name="NAME">\\n<｜GCML｜parameter name="K"
+    string="true|false">V</｜GCML｜parameter>...`), native core: a row of the DSML engine."""
+
+    _tp_format = "gigachat35"
+    _tp_markers = ("<\uff5cGCML\uff5c",)
+    parser_name = "gigachat35_native"
+
+
+from sglang.srt.function_call.minicpm5_detector import MiniCPM5Detector  # noqa: E402
+
+
+class MiniCPM5NativeDetector(NativeDetectorMixin, MiniCPM5Detector):
+    """OpenBMB MiniCPM (`<function name="NAME"><param name="KEY">VALUE</param>...</function>`, no block),
+    native core: a row of the Qwen3-Coder/MiniMax-M2 engine (values stripped, CDATA unwrapped, typed by
+    MiniCPM5Detector's rules)."""
+
+    _tp_format = "minicpm5"
+    _tp_markers = ('<function name="',)
+    parser_name = "minicpm5_native"

@@ -71,6 +71,12 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "poolside_v1_native": ("PoolsideV1NativeDetector", "poolside_v1"),
     "spark25_native": ("Spark25NativeDetector", "spark25"),
     "hunyuan_native": ("HunyuanNativeDetector", "hunyuan"),
+    "nanbeige_native": ("Qwen3CoderNativeDetector", "nanbeige"),
+    "mimo_native": ("MiMoNativeDetector", "mimo"),
+    "dots_native": ("DotsNativeDetector", "dots"),
+    "trinity_native": ("TrinityNativeDetector", "trinity"),
+    "gigachat35_native": ("GigaChat35NativeDetector", "gigachat35"),
+    "minicpm5_native": ("MiniCPM5NativeDetector", "minicpm5"),
 }
 
 

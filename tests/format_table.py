@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, List, Optional, Sequence, Tuple
 
 
@@ -296,6 +296,96 @@ def _hunyuan(suffix: str) -> FormatSpec:
 
 TABLE["hunyuan"] = _hunyuan("")
 TABLE["hunyuan_os"] = _hunyuan(":opensource")
+# Issue 20 rows. nanbeige is an alias of qwen3_coder: its template writes
+# non-strings with tojson (true, null, 2.5) and '\n\n' before the first call.
+TABLE["qwen3_coder"] = replace(TABLE["qwen3_coder"], extra_seeds=TABLE["qwen3_coder"].extra_seeds + (
+    "Hi\n\n<tool_call>\n<function=f>\n<parameter=a>\ntrue\n</parameter>\n<parameter=b>\nnull\n</parameter>\n"
+    "<parameter=c>\n2.5\n</parameter>\n<parameter=d>\n{\"x\": [1]}\n</parameter>\n</function>\n</tool_call>"
+    "\n<tool_call>\n<function=search>\n</function>\n</tool_call>",))
+
+
+
+def render_mimo(name: str, args) -> str:
+    """Xiaomi MiMo: Qwen3-Coder's tags, each value as written between them."""
+    args = json.loads(args) if isinstance(args, str) else args
+    body = "".join("<parameter=%s>%s</parameter>\n" % (k, v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))
+                   for k, v in args.items())
+    return "<tool_call>\n<function=%s>\n%s</function>\n</tool_call>" % (name, body)
+
+
+TABLE["mimo"] = FormatSpec(
+    "mimo", _QWEN3_CODER_MARKERS, render_call=render_mimo, block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=(
+        "<tool_call>\n<function=f>\n<parameter=a>x<parameter=b>y</parameter>\n</function>\n</tool_call>",
+        "<tool_call>\n<function=f>\n<parameter=a>\n &amp; \n</parameter>\n</tool_call> after <tool_c",
+        "<tool_call>\n<function=f>\n" + "".join("<parameter=%s>%s</parameter>\n" % kv for kv in _TYPED_VALUES)
+        + "</function>\n</tool_call>"))
+
+def render_dots_invoke(name: str, args) -> str:
+    return render_minimax_invoke(name, args)  # the same invoke shape
+
+
+TABLE["dots"] = FormatSpec(
+    "dots", ("<dots_function_call>", "</dots_function_call>", '<invoke name="', "</invoke>", '<parameter name="',
+             "</parameter>", '">'),
+    render_call=render_dots_invoke, block=lambda invokes: "<dots_function_call>\n" + "".join(invokes)
+    + "</dots_function_call>", json_args=False,
+    extra_seeds=(
+        '<dots_function_call>\n<invoke name="f">\n<parameter name="a">  x \n</parameter>\n<parameter name="b">'
+        ' null \t</parameter>\n</invoke>\n</dots_function_call> after',
+        '<dots_function_call>{"name": "f", "arguments": {}}</dots_function_call>',
+        '<dots_function_call>\n<invoke name="f">\n' + "".join(
+            '<parameter name="%s"> %s </parameter>\n' % kv for kv in _TYPED_VALUES)
+        + "</invoke>\n</dots_function_call>"))
+
+TABLE["trinity"] = FormatSpec(
+    "trinity", ("<tool_call>", "</tool_call>", '"name"', '"arguments"', "<think>", "</think>"),
+    render_call=_jsontag("\n"), block=lambda calls: "\n".join(calls), extra_seeds=_JSONTAG_SEEDS + (
+        '<think>a</think>b<tool_<think>call>{"name": "f", "arguments": {"x": "1</think>2"}}</tool_call> <thin',
+        "<think>\n<tool_call>\n{\"name\": \"f\"}\n</tool_call>\n</think></think><think",))
+
+_GCML = "\uff5cGCML\uff5c"
+_GC_BOT, _GC_EOT = "<%stool_calls>" % _GCML, "</%stool_calls>" % _GCML
+_GC_INV, _GC_INV_END = "<%sinvoke" % _GCML, "</%sinvoke>" % _GCML
+_GC_PAR, _GC_PAR_END = "<%sparameter" % _GCML, "</%sparameter>" % _GCML
+
+
+def render_gigachat35_invoke(name: str, args) -> str:
+    """GigaChat 3.5: one parameter tag per argument, string="true" (raw) or "false" (JSON)."""
+    args = json.loads(args) if isinstance(args, str) else args
+    params = "".join('%s name="%s" string="%s">%s%s\n' % (
+        _GC_PAR, k, "true" if isinstance(v, str) else "false",
+        v if isinstance(v, str) else json.dumps(v, ensure_ascii=False), _GC_PAR_END) for k, v in args.items())
+    return '%s name="%s">\n%s%s' % (_GC_INV, name, params, _GC_INV_END)
+
+
+TABLE["gigachat35"] = FormatSpec(
+    "gigachat35", (_GC_BOT, _GC_EOT, _GC_INV, _GC_INV_END, _GC_PAR, _GC_PAR_END, ' name="', ' string="true">',
+                   ' string="false">'),
+    render_call=render_gigachat35_invoke, block=lambda calls: _GC_BOT + "\n" + "\n".join(calls) + "\n" + _GC_EOT,
+    json_args=False, extra_seeds=(
+        "Hi\n\n" + _GC_BOT + "\n" + render_gigachat35_invoke("get_weather", {"city": "Paris", "n": [1, 2.5, None]})
+        + "\n" + _GC_INV + ' name="f">\n' + _GC_INV_END + "\n" + _GC_EOT + "<|message_sep|>",
+        _GC_BOT + _GC_INV + ' name="f">' + _GC_PAR + ' name="x" string="false">nope' + _GC_PAR_END + _GC_INV_END,
+        "<\uff5cDSML\uff5cinvoke name=\"f\"/> " + _GC_BOT[:9]))
+
+def render_minicpm5(name: str, args) -> str:
+    """OpenBMB MiniCPM: `<function name="NAME"><param name="K">V</param>...</function>`, no block."""
+    args = json.loads(args) if isinstance(args, str) else args
+    return '<function name="%s">%s</function>' % (name, "".join(
+        '<param name="%s">%s</param>' % (k, v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))
+        for k, v in args.items()))
+
+
+TABLE["minicpm5"] = FormatSpec(
+    "minicpm5", ('<function name="', "</function>", '<param name="', "</param>", '">', "<![CDATA[", "]]>"),
+    render_call=render_minicpm5, block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=(
+        'a <function name="f"><param name="c"><![CDATA[ x ]] ]]> </param><param name="d"><![CD</param></function> b',
+        '<function name="f"><param name="x">(1, 2)</param><param name="y"> {"a": [1]} </param>'
+        '<function name="search"></function>',
+        '<function name="f">' + "".join('<param name="%s">%s</param>' % kv for kv in _TYPED_VALUES) + "</function>",
+        "<function=f> <function> <function name=\"f\"",))
 
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (

@@ -142,6 +142,21 @@ srt/parser/hunyuan_reasoning.py | uses_hunyuan_reasoning_effort | literal | 'hun
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'hunyuan' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'hunyuan' | 1
 srt/parser/template_detection.py | <module> | literal | 'hunyuan' | 4
+srt/configs/nanbeige.py | NanbeigeConfig | literal | 'nanbeige' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'nanbeige' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'nanbeige' | 1
+srt/disaggregation/encoder/receiver.py | video_meta_attrs_for | literal | 'mimo' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'mimo' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'mimo' | 1
+srt/parser/template_detection.py | <module> | literal | 'mimo' | 4
+srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__ | literal | 'dots' | 1
+srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__ | literal | 'dots' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'dots' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'dots' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gigachat35' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'gigachat35' | 1
+srt/parser/template_detection.py | <module> | literal | 'gigachat35' | 4
+srt/parser/template_detection.py | <module> | literal | 'minicpm5' | 2
 """
 
 # "file | enclosing function" -> why X_native behaves as X there
@@ -207,4 +222,8 @@ WHY = {
     'srt/parser/reasoning_parser.py | ReasoningParser.__init__': "'iquest_q1' is a model_type / reasoning-parser name, not the tool parser",
     'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request': "compares the REASONING parser with 'hunyuan', not the tool parser",
     'srt/parser/hunyuan_reasoning.py | uses_hunyuan_reasoning_effort': "'hunyuan' is the reasoning parser there (reasoning_parser == 'hunyuan'), not the tool parser",
+    'srt/configs/nanbeige.py | NanbeigeConfig': "'nanbeige' is the HF model_type of the config class, not the tool parser",
+    'srt/disaggregation/encoder/receiver.py | video_meta_attrs_for': "'mimo' is matched in the HF model_type for video metadata, not the tool parser",
+    'srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__': "'dots' is an audio-model family string, not the tool parser",
+    'srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__': "'dots' is an audio-model family string, not the tool parser",
 }

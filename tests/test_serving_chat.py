@@ -281,12 +281,28 @@ BUILTIN_DIFFS = {
     ("content", "glm", "bursts"): _PROSE_LOST % "",
     ("content", "glm45", "bursts"): _PROSE_LOST % "",
 }
+# issue 20's rows, written as their templates write them (tests/variant_table.py)
+from variant_table import VARIANTS as _VARIANTS  # noqa: E402
+
+for _v in _VARIANTS.values():
+    CANNED[_v.sglang] = _v.render(PROSE, EXPECTED_CALLS)
+SPECIAL_TOKENS.update({
+    "nanbeige": _QWEN_SPECIAL, "mimo": _QWEN_SPECIAL, "trinity": _QWEN_SPECIAL + ("<think>", "</think>"),
+    "dots": ("<dots_function_call>", "</dots_function_call>"), "gigachat35": ("\uff5cGCML\uff5c",),
+})
+
 _KEPT_NL = "the template's newline before the call block is kept as content, one-shot and streamed ('...weather.\\n')"
 BUILTIN_DIFFS[("calls", "gpt-oss", "bursts")] = (
     "a burst holding the end of one call and the whole next call: the second call is never sent")
 for _b in ("qwen3_coder", "step3p5", "minimax-m2"):
     for _c in ("tokens", "bursts"):
         BUILTIN_DIFFS[("content", _b, _c)] = _KEPT_NL
+_KEPT_NLS = "the template's newline(s) before the call (block) are kept as content, one-shot and streamed"
+for _b in ("nanbeige", "mimo", "dots", "minicpm5", "trinity", "gigachat35"):
+    for _c in ("tokens", "bursts"):
+        BUILTIN_DIFFS[("content", _b, _c)] = _KEPT_NLS
+BUILTIN_DIFFS[("content", "trinity", "bursts")] = _PROSE_LOST % ""
+BUILTIN_DIFFS[("calls", "trinity", "bursts")] = _BURST_CALLS
 
 # rows of the GLM engine (issue 20): canned output as each template writes it
 CANNED["ling3"] = _GLM45

@@ -90,10 +90,9 @@ def render_deepseekv31(prose: str, calls: Sequence[Call]) -> str:
     return _ds_block(prose, ["%s%s%s%s%s" % (_DS_CALL_BEGIN, n, _DS_SEP, _dumps(a), _DS_CALL_END) for n, a in calls])
 
 
-def _dsml(block: str, invoke: str, param: str) -> Renderer:
-    """DeepSeek V3.2/V4/V4.1 DSML: parameters as tags, string="true" for raw
-    strings and string="false" for JSON values."""
-    d = "｜DSML｜"
+def _dsml(block: str, invoke: str, param: str, d: str = "｜DSML｜") -> Renderer:
+    """DeepSeek V3.2/V4/V4.1 DSML (GigaChat 3.5: marker ｜GCML｜): parameters
+    as tags, string="true" for raw strings and string="false" for JSON values."""
 
     def render(prose: str, calls: Sequence[Call]) -> str:
         if not calls:
@@ -177,6 +176,13 @@ def render_spark25(prose: str, calls: Sequence[Call]) -> str:
     blocks = ["<tool_call>%s\n%s</tool_call>" % (n, "".join(
         "<arg_key>%s</arg_key><arg_value>%s</arg_value>\n" % (k, _glm_value(v)) for k, v in a.items()))
         for n, a in calls]
+def render_mimo(prose: str, calls: Sequence[Call]) -> str:
+    """Xiaomi MiMo: `<tool_call>\n<function=NAME>\n<parameter=K>V</parameter>\n...</function>\n</tool_call>`."""
+    blocks = [
+        "<tool_call>\n<function=%s>\n%s</function>\n</tool_call>" % (n, "".join(
+            "<parameter=%s>%s</parameter>\n" % (k, _glm_value(v)) for k, v in a.items()))
+        for n, a in calls
+    ]
     if not blocks:
         return prose
     return (prose + "\n" if prose else "") + "\n".join(blocks)
@@ -191,6 +197,18 @@ def render_hunyuan(prose: str, calls: Sequence[Call]) -> str:
         "<arg_key>%s</arg_key>\n<arg_value>%s</arg_value>\n" % (k, _glm_value(v)) for k, v in a.items()))
         for n, a in calls]
     return (prose + "\n" if prose else "") + "<tool_calls>\n" + "\n".join(blocks) + "\n</tool_calls>"
+def render_dots(prose: str, calls: Sequence[Call]) -> str:
+    """rednote dots.llm: `<dots_function_call>\n<invoke name="NAME">\n<parameter name="K">V</parameter>\n...`."""
+    return render_minimax_m2(prose, calls).replace("minimax:tool_call>", "dots_function_call>")
+
+
+def render_minicpm5(prose: str, calls: Sequence[Call]) -> str:
+    """OpenBMB MiniCPM: `<function name="NAME"><param name="K">V</param>...</function>` (no block)."""
+    blocks = ['<function name="%s">%s</function>' % (n, "".join(
+        '<param name="%s">%s</param>' % (k, _glm_value(v)) for k, v in a.items())) for n, a in calls]
+    if not blocks:
+        return prose
+    return (prose + "\n" if prose else "") + "\n".join(blocks)
 
 
 RENDERERS: Dict[str, Renderer] = {
@@ -212,6 +230,11 @@ RENDERERS: Dict[str, Renderer] = {
     "poolside_v1": render_glm45,  # Poolside Laguna writes GLM-4.5's spelling
     "spark25": render_spark25,
     "hunyuan": render_hunyuan,
+    "mimo": render_mimo,
+    "dots": render_dots,
+    "trinity": render_qwen25,  # Qwen2.5's template
+    "gigachat35": _dsml("tool_calls", "invoke", "parameter", "\uff5cGCML\uff5c"),
+    "minicpm5": render_minicpm5,
 }
 
 
@@ -354,6 +377,9 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "poolside_v1": _GLM_TOKENS,
     "spark25": _GLM_TOKENS,
     "hunyuan": ("<tool_calls>", "</tool_calls>", "<tool_sep>") + _GLM_TOKENS,
+    "mimo": ("<tool_call>", "</tool_call>"),
+    "dots": ("<dots_function_call>", "</dots_function_call>"),
+    "trinity": ("<tool_call>", "</tool_call>", "<think>", "</think>"),
 }
 
 
