@@ -204,7 +204,7 @@ class NativeDetectorMixin:
     def stream_pair(self, new_text: str, tools: List[Any]) -> Tuple[str, List[ToolCallItem]]:
         """parse_streaming_increment's result as (normal_text, calls),
         without building a StreamingParseResult (the serving hooks' per-chunk
-        path; serving_finish.py)."""
+        path; serving_hooks.py)."""
         events = self._stream(tools).feed(new_text)
         if len(events) == 1 and type(events[0]) is Text:  # the common chunk: prose
             return events[0].text, []

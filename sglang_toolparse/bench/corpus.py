@@ -171,11 +171,18 @@ def render_gpt_oss(prose: str, calls: Sequence[Call]) -> str:
     return head + pre + "".join(
         "<|start|>assistant<|channel|>commentary to=functions.%s <|constrain|>json<|message|>%s<|call|>"
         % (n, _dumps(a)) for n, a in calls)
+
+
 def render_spark25(prose: str, calls: Sequence[Call]) -> str:
     """iFlytek Spark 2.5: `<tool_call>NAME\n<arg_key>K</arg_key><arg_value>V</arg_value>\n...</tool_call>`."""
     blocks = ["<tool_call>%s\n%s</tool_call>" % (n, "".join(
         "<arg_key>%s</arg_key><arg_value>%s</arg_value>\n" % (k, _glm_value(v)) for k, v in a.items()))
         for n, a in calls]
+    if not blocks:
+        return prose
+    return (prose + "\n" if prose else "") + "\n".join(blocks)
+
+
 def render_mimo(prose: str, calls: Sequence[Call]) -> str:
     """Xiaomi MiMo: `<tool_call>\n<function=NAME>\n<parameter=K>V</parameter>\n...</function>\n</tool_call>`."""
     blocks = [
