@@ -17,15 +17,18 @@ import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from sglang_toolparse.glm_types import _dumps, get_schema_properties, safe_literal_eval
+from sglang_toolparse.strict_json import dumps as strict_dumps
+from sglang_toolparse.strict_json import loads as _loads
 
 Schemas = Sequence[Tuple[str, Any]]  # (tool name, parameters schema or None)
 Row = Tuple[str, str, List[Tuple[str, str, int]]]  # (name, default kind, [(key, kind, mask)])
 
 
 def _finite(v: Any) -> bool:
-    """json.dumps(v, allow_nan=False) would write it."""
+    """strict_json.dumps would write it (a number past a double keeps its
+    digits; NaN or an infinity has no JSON form)."""
     try:
-        json.dumps(v, allow_nan=False)
+        strict_dumps(v)
         return True
     except (TypeError, ValueError):
         return False
@@ -53,7 +56,7 @@ def poolside_value(spec: Any, raw: str) -> Any:
     if t in POOLSIDE_STRING:
         return raw
     try:
-        v = json.loads(raw)
+        v = _loads(raw)
         return v if _finite(v) else raw  # NaN/Infinity: the text (SGLang writes them into the JSON)
     except ValueError:
         pass
@@ -99,7 +102,7 @@ def _spark_convert(t: str, raw: str) -> Any:
         if w not in ("true", "1", "false", "0"):
             raise ValueError(raw)
         return w in ("true", "1")
-    return json.loads(raw)
+    return _loads(raw)
 
 
 def spark_value(spec: Any, raw: str) -> Any:
@@ -110,12 +113,13 @@ def spark_value(spec: Any, raw: str) -> Any:
         return None
     if t in SPARK_STRING:
         return raw
-    for convert in (lambda: _spark_convert(t, raw), lambda: json.loads(raw)):
+    for convert in (lambda: _spark_convert(t, raw), lambda: _loads(raw)):
         try:
             v = convert()
         except (TypeError, ValueError, OverflowError):
             continue
-        return v if _finite(v) else raw  # NaN/Infinity: the text
+        if _finite(v):  # float() past a double or NaN/Infinity: failed, try JSON (1e400 keeps its digits)
+            return v
     return raw
 
 
@@ -192,14 +196,14 @@ def hunyuan_value(spec: Any, raw: str) -> Any:
             pass
     if types - _HY_PRIMITIVE:
         try:
-            v = json.loads(raw)
+            v = _loads(raw)
             return v if _finite(v) else raw
         except ValueError:
             pass
     if "string" in types:
         return raw
     try:
-        v = json.loads(raw)
+        v = _loads(raw)
         return v if _finite(v) else raw
     except ValueError:
         return raw

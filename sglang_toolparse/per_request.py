@@ -37,7 +37,7 @@ from typing import Any, Dict, Optional, Tuple
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS, compiled_tools
 from sglang_toolparse.tool_specs import usable_tools
 
-__all__ = ["builtin_attr", "declared_names", "prototype", "request_tools"]
+__all__ = ["builtin_attr", "declared_names", "prototype", "request_tools", "start_from", "state_of"]
 
 # ---- the builtin detector's state, from a prototype --------------------------
 
@@ -63,11 +63,18 @@ def _prototype(cls: type, mixin: type) -> Optional[_Proto]:
         super(mixin, obj).__init__()  # the builtin's __init__ (what follows `mixin` in the MRO)
     except Exception:
         return None
-    shared: Dict[str, Any] = {}
-    fresh: Dict[str, Any] = {}
     # stateful helpers the builtin makes new for each detector (e.g. gpt-oss's
     # HarmonyParser): the class names their factory, called on first read
-    factories: Dict[str, Any] = getattr(cls, "_tp_builtin_factories", {})
+    return state_of(obj, getattr(cls, "_tp_builtin_factories", {}))
+
+
+def state_of(obj: Any, factories: Dict[str, Any]) -> Optional[_Proto]:
+    """A freshly built detector's state as a prototype: (shared immutable
+    values, {name: factory of a fresh one}); None when some value is
+    neither (the state cannot be shared). `factories` maps names to the
+    type of a helper made new per detector."""
+    shared: Dict[str, Any] = {}
+    fresh: Dict[str, Any] = {}
     for name, value in vars(obj).items():
         if name in factories and type(value) is factories[name]:
             fresh[name] = factories[name]
@@ -89,6 +96,16 @@ def prototype(cls: type, mixin: type) -> Optional[_Proto]:
     except KeyError:
         proto = _protos[cls] = _prototype(cls, mixin)
         return proto
+
+
+def start_from(obj: Any, proto: _Proto) -> None:
+    """Give `obj` the state of `proto` at once (state_of's split: shared
+    values, fresh containers and helpers)."""
+    shared, fresh = proto
+    d = obj.__dict__
+    d.update(shared)
+    for name, make in fresh.items():
+        d[name] = make()
 
 
 def builtin_attr(obj: Any, name: str, own: Dict[str, Any]) -> Any:

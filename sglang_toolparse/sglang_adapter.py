@@ -8,7 +8,7 @@ import json
 import logging
 import os
 import types
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from sglang.srt.environ import envs
 from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
@@ -20,7 +20,7 @@ from sglang_toolparse._core import StreamParser as _CoreParser
 from sglang_toolparse._core import starts_call
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS
 from sglang_toolparse.per_request import _protos as _PROTOS
-from sglang_toolparse.per_request import builtin_attr, declared_names, prototype, request_tools
+from sglang_toolparse.per_request import builtin_attr, declared_names, prototype, request_tools, start_from, state_of
 
 logger = logging.getLogger("sglang_toolparse")
 
@@ -132,7 +132,7 @@ class NativeDetectorMixin:
     # finish_reason "stop" instead of "tool_calls", as for its own
     # response-template parser
     _tp_own = {"streamed_args_for_tool": StreamedArgs, "incomplete_tool_call_indices": set}
-    _tp_lead: str = ""  # what every marker starts with (set per class)
+    _tp_lead: str = ""  # what every marker starts with (set per class; per detector where it sets _tp_markers)
     # what every token the core reads in text starts with (start markers and
     # stray end tags, which it drops): a text without it is all text
     _tp_token_lead: str = "<"
@@ -145,9 +145,18 @@ class NativeDetectorMixin:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._tp_lead = os.path.commonprefix(list(cls._tp_markers)) if cls._tp_markers else ""
-        cls._tp_several = tuple(cls._tp_markers) != (cls._tp_lead,)
-        cls._tp_untyped = cls._tp_format not in SCHEMA_TYPED_FORMATS
+        cls._tp_set_markers(cls, cls._tp_format, cls._tp_markers)
+
+    @staticmethod
+    def _tp_set_markers(on: Any, fmt: str, markers: Tuple[str, ...]) -> None:
+        """Set the format, its markers and what has_tool_call derives from
+        them on `on`: a class, or a detector whose tags come from its
+        tokenizer (the class's derived values would be another format's)."""
+        on._tp_format = fmt
+        on._tp_markers = markers
+        on._tp_lead = os.path.commonprefix(list(markers)) if markers else ""
+        on._tp_several = tuple(markers) != (on._tp_lead,)
+        on._tp_untyped = fmt not in SCHEMA_TYPED_FORMATS
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # the builtin's state comes from its class's prototype, attribute by
@@ -302,20 +311,19 @@ class NativeDetectorMixin:
         self._tp_seen = (text, has, not has, None)  # not has: all of it came back as text
         return has
 
-    @classmethod
-    def _tp_first_marker(cls, text: str, i: Optional[int] = None) -> int:
+    def _tp_first_marker(self, text: str, i: Optional[int] = None) -> int:
         """Where the first of the markers begins in `text`, -1 if none: one
         search for what they all start with (`i`: where it was found), then
         a check at each hit."""
-        lead = cls._tp_lead
+        lead = self._tp_lead
         if not lead:
-            return min((i for i in map(text.find, cls._tp_markers) if i >= 0), default=-1)
+            return min((i for i in map(text.find, self._tp_markers) if i >= 0), default=-1)
         if i is None:
             i = text.find(lead)
-        if i < 0 or len(cls._tp_markers) == 1:
+        if i < 0 or len(self._tp_markers) == 1:
             return i
         while i >= 0:
-            for m in cls._tp_markers:
+            for m in self._tp_markers:
                 if text.startswith(m, i):
                     return i
             i = text.find(lead, i + 1)
@@ -655,7 +663,29 @@ class HunyuanNativeDetector(NativeDetectorMixin, HunyuanDetector):
     parser_name = "hunyuan_native"
     _warned = False
 
+    # (class, id(tokenizer)) -> (tokenizer, the state a detector for it
+    # starts with, or None when it cannot be shared). SGLang builds a
+    # detector per request with the server's one tokenizer: the builtin's
+    # scan of the vocabulary, its tag resolution and its regexes run once
+    # per tokenizer (kept alive here, a few at most), not per request.
+    _tp_by_tokenizer: Dict[Tuple[type, int], Tuple[Any, Any]] = {}
+    _TP_TOKENIZERS_KEPT = 8
+
     def __init__(self, tokenizer: Any = None) -> None:
+        key = (type(self), id(tokenizer))
+        seen = HunyuanNativeDetector._tp_by_tokenizer.get(key)
+        if seen is not None and seen[0] is tokenizer and seen[1] is not None:
+            start_from(self, seen[1])
+            return
+        self._tp_setup(tokenizer)
+        if seen is None or seen[0] is not tokenizer:
+            kept = HunyuanNativeDetector._tp_by_tokenizer
+            while len(kept) >= self._TP_TOKENIZERS_KEPT:
+                kept.pop(next(iter(kept)), None)
+            kept[key] = (tokenizer, state_of(self, {**getattr(type(self), "_tp_builtin_factories", {}),
+                                                     **self._tp_own}))
+
+    def _tp_setup(self, tokenizer: Any) -> None:
         super().__init__(tokenizer=tokenizer)
         fmt = hunyuan_format(self)
         self._sglang_parses = fmt is None
@@ -668,8 +698,9 @@ class HunyuanNativeDetector(NativeDetectorMixin, HunyuanDetector):
             for m in ("has_tool_call", "detect_and_parse", "parse_streaming_increment", "finish"):
                 setattr(self, m, types.MethodType(getattr(HunyuanDetector, m), self))
             return
-        self._tp_format = fmt
-        self._tp_markers = (self.bot_token,)
+        self._tp_set_markers(self, fmt, (self.bot_token,))
+
+
 # ---- Issue 20: SGLang names that are rows of an engine we have ----------------
 from sglang.srt.function_call.mimo_detector import MiMoDetector  # noqa: E402
 

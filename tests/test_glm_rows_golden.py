@@ -110,7 +110,9 @@ SPECIFIC = {
             "<iquest_tool_call>get_weather\n<arg_key>city</arg_key> <arg_value>x</arg_value>\n</iquest_tool_call>",
             call(0, "get_weather", '{"city": "x"}')),
         "glm_tags_are_text": ("<tool_call>noop</tool_call>", [Text("<tool_call>noop</tool_call>")]),
-        "cut_off_before_the_name_ends": ("<iquest_tool_call>get_wea", [err(None, "unterminated", 25)]),
+        # lossless: a call cut off before its announcement is text plus the error
+        "cut_off_before_the_name_ends": (
+            "<iquest_tool_call>get_wea", [Text("<iquest_tool_call>get_wea"), err(None, "unterminated", 25)]),
     },
     "poolside_v1": {
         # the template writes a string raw: its newlines are its own

@@ -360,7 +360,9 @@ def test_serving_hook_stands_down_on_unexpected_code(caplog, monkeypatch):
     assert Other._process_tool_calls.__name__ == "_process_tool_calls"
     assert not getattr(Other._process_tool_calls, "_toolparse_hook", False)
     assert "stands down" in caplog.text
-    serving_chat = _serving_chat()  # imported (and hooked by the plugin) with the hooks on
+    # imported before the switch is turned off: a plugin registered by an
+    # earlier test installs its hook on that import, as a server would
+    serving_chat = _serving_chat()
     monkeypatch.setenv(serving_finish.SWITCH, "0")
 
     assert serving_finish.patch(type("M", (), {"OpenAIServingChat": serving_chat.OpenAIServingChat})) is False

@@ -324,3 +324,29 @@ def test_declared_names():
     odd = models + [{"type": "function", "function": {"name": ""}}, "plain", models[0]]
     assert set(per_request.declared_names("qwen25", odd)) == set(per_request.request_tools("qwen25", odd).names)
     assert set(per_request.declared_names("kimi_k2", None)) == set()
+
+
+def test_hunyuan_state_once_per_tokenizer(monkeypatch):
+    """HunyuanDetector takes a tokenizer: the state (tags resolved from the
+    vocabulary, regexes) is built once per tokenizer, a second detector for
+    the same tokenizer compiles nothing and reads no vocabulary, keeps the
+    tokenizer's spellings (has_tool_call included) and owns its containers."""
+    from glm_rows import ROWS, FakeTokenizer, hunyuan_shape
+
+    tok = FakeTokenizer(list(hunyuan_shape(":opensource")[2]) + ["hello"])
+    first = ad.HunyuanNativeDetector(tokenizer=tok)
+    reads, compiled, real = [], [], re.compile
+    monkeypatch.setattr(FakeTokenizer, "get_vocab", lambda self: reads.append(1) or {})
+    monkeypatch.setattr(re, "compile", lambda *a, **k: compiled.append(a) or real(*a, **k))
+    a, b = ad.HunyuanNativeDetector(tokenizer=tok), ad.HunyuanNativeDetector(tokenizer=tok)
+    assert (reads, compiled) == ([], [])
+    text = ROWS["hunyuan_os"].calls(("get_weather", [("city", "x")]))
+    for d in (first, a, b):
+        assert (d._tp_format, d.bot_token, d._tp_lead) == ("hunyuan_os", "<tool_calls:opensource>",
+                                                            "<tool_calls:opensource>")
+        assert d.has_tool_call(text) and not d.has_tool_call(text.replace(":opensource", ""))
+    assert a.prev_tool_call_arr is not b.prev_tool_call_arr and a._completed_args is not b._completed_args
+    assert a.streamed_args_for_tool is not b.streamed_args_for_tool
+    assert a.incomplete_tool_call_indices is not b.incomplete_tool_call_indices
+    bare = ad.HunyuanNativeDetector()  # another tokenizer (none): its own spellings
+    assert (bare._tp_format, bare.bot_token) == ("hunyuan", "<tool_calls>")
