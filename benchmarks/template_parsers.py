@@ -68,10 +68,6 @@ class _Tok:
         self.response_template = template
 
 
-def _text_of(value: str) -> str:
-    return value
-
-
 # name -> (FunctionCallParser kwargs, render(prose, calls) -> response text)
 def _muse(prose, calls):
     out = prose + "<|eom|>" if prose else ""
