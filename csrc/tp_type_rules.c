@@ -105,6 +105,17 @@ const tp_type_rules tp_rules_minimax_m2 = {
     1,
 };
 
+/* kimi_k3: the model writes each value's type; a value of a type other
+ * than string is json.loads'ed (fmt_xmlparam.c asks for TP_KIND_OTHER),
+ * and is its raw text when that fails. */
+const tp_type_rules tp_rules_kimi_k3 = {
+    "kimi_k3",
+    {
+        [TP_KIND_OTHER] = TP_R_JSON,
+    },
+    1,
+};
+
 /* A format without rules of its own: a non-string value is its raw text. */
 const tp_type_rules tp_rules_plain = {"plain", {0}};
 
@@ -117,6 +128,7 @@ static const struct {
     {"glm47", &tp_rules_glm47},
     {"qwen3_coder", &tp_rules_qwen3_coder},
     {"minimax_m2", &tp_rules_minimax_m2},
+    {"kimi_k3", &tp_rules_kimi_k3},
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)
@@ -131,7 +143,8 @@ const tp_type_rules *tp_rules_for(const void *fmt)
 const tp_type_rules *tp_rules_named(const char *family)
 {
     static const tp_type_rules *const ALL[] = {&tp_rules_glm45, &tp_rules_glm47, &tp_rules_qwen3_coder,
-                                                   &tp_rules_minimax_m2, &tp_rules_plain};
+                                                   &tp_rules_minimax_m2, &tp_rules_plain,
+                                                   &tp_rules_kimi_k3};
     for (size_t i = 0; i < sizeof(ALL) / sizeof(ALL[0]); i++)
         if (strcmp(ALL[i]->family, family) == 0)
             return ALL[i];

@@ -104,6 +104,7 @@ extern const tp_type_rules tp_rules_glm47;
 extern const tp_type_rules tp_rules_qwen3_coder;
 extern const tp_type_rules tp_rules_minimax_m2;
 extern const tp_type_rules tp_rules_plain; /* no typing: a value is its raw text */
+extern const tp_type_rules tp_rules_kimi_k3; /* typed by the model's type attribute */
 
 /* The rules row of a format (a const tp_format *, matched by name;
  * tp_rules_plain if it has none). */

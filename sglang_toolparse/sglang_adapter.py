@@ -349,3 +349,23 @@ class MinimaxM2NativeDetector(NativeDetectorMixin, MinimaxM2Detector):
     _tp_format = "minimax_m2"
     _tp_markers = ("<minimax:tool_call>",)
     parser_name = "minimax-m2_native"
+
+
+# ---- Kimi K3 (issue 23): XTML, a row of the XML-parameter engine ---------------
+from sglang.srt.function_call.kimik3_detector import KimiK3Detector  # noqa: E402
+
+
+class KimiK3NativeDetector(NativeDetectorMixin, KimiK3Detector):
+    """Kimi K3 (`<|open|>tools<|sep|><|open|>call tool="NAME" index="1"<|sep|>
+    <|open|>argument key="KEY" type="string"<|sep|>VALUE<|close|>argument<|sep|>...`),
+    native core. The serving layer builds the client's call id for `kimi_k3`
+    as `{name}:{history calls + tool_index}` from the ToolCallItem, as it does
+    for SGLang's own detector. SGLang's KimiK3Detector sends a call of any
+    name (it never consults the tools): so does this one."""
+
+    _tp_format = "kimi_k3"
+    _tp_markers = ("<|open|>tools<|sep|>",)
+    parser_name = "kimi_k3_native"
+
+    def _new_parser(self, tools: Any) -> StreamParser:
+        return StreamParser(self._tp_format, usable_tools(tools), forward_unknown=True)

@@ -156,6 +156,29 @@ def render_minimax_m2(prose: str, calls: Sequence[Call]) -> str:
     return (prose + "\n" if prose else "") + "<minimax:tool_call>\n" + invokes + "</minimax:tool_call>"
 
 
+_K3_TYPES = {str: "string", bool: "boolean", int: "number", float: "number", dict: "object", list: "array",
+             type(None): "null"}
+
+
+def _k3_attr(v: str) -> str:
+    return v.replace("&", "&amp;").replace('"', "&quot;")
+
+
+def render_kimi_k3(prose: str, calls: Sequence[Call]) -> str:
+    """Kimi K3 (XTML): `<|open|>response<|sep|>PROSE<|close|>response<|sep|><|open|>tools<|sep|>
+    <|open|>call tool="NAME" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>
+    ...<|close|>call<|sep|><|close|>tools<|sep|>`: strings raw, other values as JSON."""
+    out = "<|open|>response<|sep|>%s<|close|>response<|sep|>" % prose if prose else ""
+    if not calls:
+        return out
+    body = "".join(
+        '<|open|>call tool="%s" index="%d"<|sep|>%s<|close|>call<|sep|>' % (_k3_attr(n), i + 1, "".join(
+            '<|open|>argument key="%s" type="%s"<|sep|>%s<|close|>argument<|sep|>'
+            % (_k3_attr(k), _K3_TYPES.get(type(v), "string"), _glm_value(v)) for k, v in a.items()))
+        for i, (n, a) in enumerate(calls))
+    return out + "<|open|>tools<|sep|>" + body + "<|close|>tools<|sep|>"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -169,6 +192,7 @@ RENDERERS: Dict[str, Renderer] = {
     "hermes": render_hermes,
     "glm45": render_glm45,
     "glm47": render_glm47,
+    "kimi_k3": render_kimi_k3,
 }
 
 
@@ -305,6 +329,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "deepseekv3": _DS_TOKENS,
     "deepseekv31": _DS_TOKENS,
     "kimi_k2": _KIMI_SECTION + _KIMI_CALL,
+    "kimi_k3": ("<|open|>", "<|close|>", "<|sep|>"),
 }
 
 
