@@ -381,8 +381,9 @@ static void key_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 static void vattr_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     size_t room = p->pending.len < VATTR_KEEP ? VATTR_KEEP - p->pending.len : 0;
-    if (room && tp_buf_append(&p->pending, s, n < room ? n : room))
-        fail(p, TP_ERR_BUFFER_LIMIT, off);
+    size_t m = n < room ? n : room;
+    if (m && tp_buf_append(&p->pending, s, m))
+        fail(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, off, m));
 }
 
 /* The value tag's attributes (p->pending, at most VATTR_KEEP bytes): is

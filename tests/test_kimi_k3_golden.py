@@ -125,3 +125,15 @@ def test_typed_value_held_until_it_closes():
     assert sent == '{"o": '
     rest = p.feed(']}<|close|>argument<|sep|><|close|>call<|sep|>')
     assert "".join(e.delta for e in rest if isinstance(e, ArgsDelta)) == '{"a": [1, 2]}}'
+
+
+def test_value_tag_attributes_over_the_buffer_limit_same_at_every_split():
+    """fuzz/regress/kimi_k3--attr-buffer-limit-offset: a value tag's
+    attributes that cross max_buffer are reported at the byte that crosses
+    it, whatever the chunking."""
+    text = (OPEN + '<|open|>call tool="noop" index="1"<|sep|><|open|>argument key="a" type="number"'
+            + " " * 40 + "<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|>" + CLOSE)
+    want = run("kimi_k3", [text], TOOLS, max_buffer=16)
+    assert [type(e).__name__ for e in want] == ["ParseError"] and want[0].code == "buffer_limit"
+    for chunks in every_split(text):
+        assert run("kimi_k3", chunks, TOOLS, max_buffer=16) == want, chunks
