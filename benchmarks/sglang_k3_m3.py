@@ -1,7 +1,7 @@
 """SGLang 0.5.23's `kimi_k3` and `minimax-m3` detectors, measured the way
 benchmarks/template_parsers.py measures the template-driven names (same
-cost and exactness functions), as the baseline for their native rows
-(issue 23 items 1-2; not native yet).
+cost and exactness functions), next to `kimi_k3_native` (issue 23 item 1;
+`minimax-m3` has no native row yet).
 
     PYTHONPATH=. python benchmarks/sglang_k3_m3.py [--kib 16]
 
@@ -56,11 +56,15 @@ def minimax_m3(prose, calls):
 
 ROWS = {
     "kimi_k3": (dict(tool_call_parser="kimi_k3"), kimi_k3),
+    "kimi_k3_native": (dict(tool_call_parser="kimi_k3_native"), kimi_k3),
     "minimax-m3": (dict(tool_call_parser="minimax-m3"), minimax_m3),
 }
 
 
 def main():
+    from sglang.srt.plugins import load_plugins
+
+    load_plugins()  # registers the X_native names
     ap = argparse.ArgumentParser()
     ap.add_argument("--kib", type=int, default=16)
     a = ap.parse_args()
