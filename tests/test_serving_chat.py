@@ -132,6 +132,16 @@ _MINIMAX_M2 = (
     "</minimax:tool_call>"
 )
 
+_KIMI_K3 = (
+    "<|open|>response<|sep|>" + PROSE + "<|close|>response<|sep|><|open|>tools<|sep|>"
+    '<|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="city" type="string"<|sep|>Paris'
+    '<|close|>argument<|sep|><|open|>argument key="days" type="number"<|sep|>3<|close|>argument<|sep|>'
+    '<|close|>call<|sep|><|open|>call tool="get_weather" index="2"<|sep|>'
+    '<|open|>argument key="city" type="string"<|sep|>São Paulo ☀<|close|>argument<|sep|>'
+    '<|open|>argument key="days" type="number"<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|>'
+    "<|close|>tools<|sep|>"
+)
+
 # builtin parser name -> model output in that format (PROSE + EXPECTED_CALLS)
 CANNED = {
     "qwen3_coder": _QWEN3_CODER,
@@ -149,6 +159,7 @@ CANNED = {
     "deepseekv4": _dsml("tool_calls", "invoke", "parameter"),
     "deepseekv41": _dsml(" calls", " invoke", " parameter"),
     "kimi_k2": _KIMI,
+    "kimi_k3": _KIMI_K3,
 }
 
 # builtin names whose serving path cannot be driven with the stub model; their
@@ -192,6 +203,7 @@ SPECIAL_TOKENS = {
     "deepseekv41": ("｜DSML｜",),
     "kimi_k2": ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>",
                 "<|tool_call_end|>", "<|tool_call_argument_begin|>"),
+    "kimi_k3": ("<|open|>", "<|close|>", "<|sep|>"),
 }
 
 
