@@ -83,6 +83,8 @@ static size_t scan_into(tp_parser *p, const tp_matcher *m, const uint8_t *s, siz
 
 static void begin_call(tp_parser *p, uint64_t off)
 {
+    if (!p->raw_on) /* (a block's first call: recorded from the block's token) */
+        tp_raw_begin(p, CALL_BEGIN, sizeof CALL_BEGIN - 1, (size_t)(off - p->base));
     p->call_off = off; /* where the head starts: limit errors go there */
     p->mode = E_HEAD;
     p->node = 0;
@@ -93,6 +95,7 @@ static void begin_call(tp_parser *p, uint64_t off)
 
 static void call_over(tp_parser *p)
 {
+    tp_raw_end(p); /* no call is open */
     p->mode = p->first ? E_BLOCK : E_TEXT;
     p->node = 0;
     p->after_call = 1;
@@ -101,6 +104,7 @@ static void call_over(tp_parser *p)
 /* A marker (C_* index) seen where the call was not complete. */
 static void interrupted(tp_parser *p, int match, uint64_t off)
 {
+    tp_raw_end(p); /* the interrupted call was reported */
     if (match == C_CALL_BEGIN) {
         begin_call(p, off);
     } else if (match == C_CALLS_END) {
@@ -113,6 +117,7 @@ static void interrupted(tp_parser *p, int match, uint64_t off)
 
 static void skip_call(tp_parser *p)
 {
+    tp_raw_end(p); /* the call was dropped (and reported) */
     p->mode = E_SKIP;
     p->node = 0;
 }
@@ -148,6 +153,7 @@ static void args_start(tp_parser *p)
  * name come in smaller chunks. */
 static void name_too_long(tp_parser *p, int match, uint64_t off)
 {
+    tp_raw_end(p);
     tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
     if (match < 0) {
         /* keep a partial marker: E_SKIP must see it complete */
@@ -170,10 +176,12 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
             int match;
             i += tp_scan_text(p, &text_m, s + i, n - i, &match);
             if (match == T_CALLS_BEGIN) {
+                tp_raw_begin(p, CALLS_BEGIN, sizeof CALLS_BEGIN - 1, i);
                 tp_text_call_starts(p);
                 p->first = 1;
                 p->mode = E_BLOCK;
             } else if (match == T_CALL_BEGIN) {
+                tp_raw_begin(p, CALL_BEGIN, sizeof CALL_BEGIN - 1, i);
                 tp_text_call_starts(p);
                 p->first = 0;
                 begin_call(p, p->base + i);

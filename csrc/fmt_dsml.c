@@ -1,4 +1,6 @@
-/* DeepSeek DSML tool calls (V3.2, V4, V4.1): one engine, tags as data.
+/* DeepSeek DSML tool calls (V3.2, V4, V4.1) and GigaChat 3.5's GCML (the
+ * same tags with another marker, `<｜GCML｜tool_calls>`, `<｜GCML｜invoke`,
+ * `<｜GCML｜parameter`): one engine, tags as data (FAMILIES).
  *
  *   <｜DSML｜function_calls>
  *   <｜DSML｜invoke name="NAME">
@@ -39,6 +41,7 @@
 #include "tp_internal.h"
 
 #define DSML "\xef\xbd\x9c" "DSML" "\xef\xbd\x9c" /* ｜DSML｜ */
+#define GCML "\xef\xbd\x9c" "GCML" "\xef\xbd\x9c" /* ｜GCML｜ (GigaChat 3.5) */
 
 enum {
     D_TEXT,       /* prose */
@@ -82,7 +85,6 @@ typedef struct {
     tagset text, tag, value;
 } dsml_tags;
 
-static dsml_tags TAGS;
 
 static int kind_of(const tagset *t, int match) { return match < 0 ? -1 : t->kind[match]; }
 
@@ -101,56 +103,84 @@ static int kind_of(const tagset *t, int match) { return match < 0 ? -1 : t->kind
  *            starts (limit errors are reported there, so the offset does
  *            not depend on the chunking) */
 
-/* the spellings: block names, and the invoke / parameter tag names with and
- * without V4.1's leading space */
-static const char *const BLOCKS[] = {"function_calls", "tool_calls", " calls", "calls"};
-static const char *const INVOKES[] = {"invoke", " invoke"};
-static const char *const PARAMS[] = {"parameter", " parameter"};
-#define NBLOCK 4
-#define NTAG 2
-
 /* tag kinds, one set for all matchers */
 enum { T_BOT, T_EOT, T_INV_START, T_INV_END, T_PAR_START, T_PAR_END, NKIND };
-static char SPELL[NKIND][NBLOCK][48];
-static uint8_t NSPELL[NKIND];
+#define NBLOCK_MAX 4
+#define NTAG_MAX 2
 
-static int tagset_build(tagset *t, const int *kinds, const int *as, int nk)
+/* A family of spellings, one row each: the marker between the tag's `<` and
+ * its name, the block names, and the invoke / parameter tag names. Every
+ * parser of a family reads all of the family's spellings. */
+typedef struct {
+    const char *marker;
+    const char *blocks[NBLOCK_MAX];
+    const char *invokes[NTAG_MAX], *params[NTAG_MAX];
+    uint8_t nblock, ntag;
+    char spell[NKIND][NBLOCK_MAX][48]; /* the tags, built once (the matchers point here) */
+    uint8_t nspell[NKIND];
+    dsml_tags tags;
+} dsml_family;
+
+static dsml_family FAMILIES[] = {
+    /* DeepSeek V3.2 / V4 / V4.1: the block as function_calls, tool_calls,
+     * " calls" or "calls"; invoke and parameter with or without V4.1's
+     * leading space */
+    {DSML, {"function_calls", "tool_calls", " calls", "calls"}, {"invoke", " invoke"},
+     {"parameter", " parameter"}, 4, 2},
+    /* GigaChat 3.5 (GCML) */
+    {GCML, {"tool_calls"}, {"invoke"}, {"parameter"}, 1, 1},
+};
+#define NFAMILIES (sizeof(FAMILIES) / sizeof(FAMILIES[0]))
+
+static int tagset_build(const dsml_family *f, tagset *t, const int *kinds, const int *as, int nk)
 {
     const char *pats[TP_MARKER_MAX_PATS];
     int n = 0;
     for (int k = 0; k < nk; k++)
-        for (int v = 0; v < NSPELL[kinds[k]]; v++) {
+        for (int v = 0; v < f->nspell[kinds[k]]; v++) {
             if (n == TP_MARKER_MAX_PATS)
                 return -1;
             t->kind[n] = (uint8_t)as[k];
-            pats[n++] = SPELL[kinds[k]][v];
+            pats[n++] = f->spell[kinds[k]][v];
         }
     return tp_matcher_build(&t->m, pats, n);
 }
 
-int tp_fmt_dsml_init(void)
+static int family_build(dsml_family *f)
 {
-    for (int v = 0; v < NBLOCK; v++) {
-        snprintf(SPELL[T_BOT][v], 48, "<" DSML "%s>", BLOCKS[v]);
-        snprintf(SPELL[T_EOT][v], 48, "</" DSML "%s>", BLOCKS[v]);
+    const char *m = f->marker;
+    for (int v = 0; v < f->nblock; v++) {
+        /* the block opener without its `>`: a model that leaves the `>` out
+         * still opened the block (a `>` that follows is skipped with the
+         * other markup between invokes), and no part of it is text */
+        snprintf(f->spell[T_BOT][v], 48, "<%s%s", m, f->blocks[v]);
+        snprintf(f->spell[T_EOT][v], 48, "</%s%s>", m, f->blocks[v]);
     }
-    for (int v = 0; v < NTAG; v++) {
-        snprintf(SPELL[T_INV_START][v], 48, "<" DSML "%s", INVOKES[v]);
-        snprintf(SPELL[T_INV_END][v], 48, "</" DSML "%s>", INVOKES[v]);
-        snprintf(SPELL[T_PAR_START][v], 48, "<" DSML "%s", PARAMS[v]);
-        snprintf(SPELL[T_PAR_END][v], 48, "</" DSML "%s>", PARAMS[v]);
+    for (int v = 0; v < f->ntag; v++) {
+        snprintf(f->spell[T_INV_START][v], 48, "<%s%s", m, f->invokes[v]);
+        snprintf(f->spell[T_INV_END][v], 48, "</%s%s>", m, f->invokes[v]);
+        snprintf(f->spell[T_PAR_START][v], 48, "<%s%s", m, f->params[v]);
+        snprintf(f->spell[T_PAR_END][v], 48, "</%s%s>", m, f->params[v]);
     }
-    NSPELL[T_BOT] = NSPELL[T_EOT] = NBLOCK;
-    NSPELL[T_INV_START] = NSPELL[T_INV_END] = NSPELL[T_PAR_START] = NSPELL[T_PAR_END] = NTAG;
+    f->nspell[T_BOT] = f->nspell[T_EOT] = f->nblock;
+    f->nspell[T_INV_START] = f->nspell[T_INV_END] = f->nspell[T_PAR_START] = f->nspell[T_PAR_END] = f->ntag;
     static const int text_k[] = {T_BOT, T_INV_START, T_EOT, T_INV_END, T_PAR_END};
     static const int text_a[] = {X_BOT, X_INV_START, X_EOT, X_INV_END, X_PARAM_END};
     static const int tag_k[] = {T_INV_START, T_INV_END, T_EOT, T_PAR_START, T_PAR_END};
     static const int tag_a[] = {K_INV_START, K_INV_END, K_EOT, K_PARAM_START, K_PARAM_END};
     static const int value_k[] = {T_PAR_END, T_INV_END, T_EOT};
     static const int value_a[] = {V_PARAM_END, V_INV_END, V_EOT};
-    if (tagset_build(&TAGS.text, text_k, text_a, 5) || tagset_build(&TAGS.tag, tag_k, tag_a, 5))
+    if (tagset_build(f, &f->tags.text, text_k, text_a, 5) || tagset_build(f, &f->tags.tag, tag_k, tag_a, 5))
         return -1;
-    return tagset_build(&TAGS.value, value_k, value_a, 3);
+    return tagset_build(f, &f->tags.value, value_k, value_a, 3);
+}
+
+int tp_fmt_dsml_init(void)
+{
+    for (size_t i = 0; i < NFAMILIES; i++)
+        if (family_build(&FAMILIES[i]))
+            return -1;
+    return 0;
 }
 
 /* ---- JSON string content ---- */
@@ -294,8 +324,12 @@ static void nonstr_done(tp_parser *p)
 
 /* ---- invoke lifecycle ---- */
 
-static void new_invoke(tp_parser *p)
+/* An invoke tag: pattern `pat` of matcher `m`, ending at chunk index `at`
+ * (recorded from there, unless the block's opener already started it). */
+static void new_invoke(tp_parser *p, const tp_matcher *m, int pat, size_t at)
 {
+    if (!p->raw_on && pat >= 0)
+        tp_raw_begin(p, m->pats[pat], m->patlen[pat], at);
     p->mode = D_INV_WS;
     p->fstate = 0;
     p->node = 0;
@@ -304,6 +338,7 @@ static void new_invoke(tp_parser *p)
 
 static void invoke_over(tp_parser *p)
 {
+    tp_raw_end(p); /* no call is open */
     p->mode = p->first ? D_BLOCK : D_TEXT;
     p->node = 0;
     p->after_call = 1;
@@ -311,6 +346,7 @@ static void invoke_over(tp_parser *p)
 
 static void block_over(tp_parser *p)
 {
+    tp_raw_end(p);
     p->first = 0;
     p->mode = D_TEXT;
     p->node = 0;
@@ -319,6 +355,7 @@ static void block_over(tp_parser *p)
 
 static void skip_invoke(tp_parser *p)
 {
+    tp_raw_end(p); /* the invoke was dropped (and reported) */
     p->mode = D_SKIP;
     p->node = 0;
     tp_buf_clear(&p->pending);
@@ -407,15 +444,18 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
         case D_TEXT: {
             int match;
             i += tp_scan_text(p, &t->text.m, s + i, n - i, &match);
+            int pat = match;
             match = kind_of(&t->text, match);
             if (match == X_BOT) {
+                tp_raw_begin(p, t->text.m.pats[pat], t->text.m.patlen[pat], i);
                 tp_text_call_starts(p);
                 p->first = 1;
                 p->mode = D_BLOCK;
             } else if (match == X_INV_START) {
+                tp_raw_begin(p, t->text.m.pats[pat], t->text.m.patlen[pat], i);
                 tp_text_call_starts(p);
                 p->first = 0;
-                new_invoke(p);
+                new_invoke(p, &t->text.m, -1, i);
             } /* stray end tags are markup: dropped */
             break;
         }
@@ -426,6 +466,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             size_t junk_at = 0;
             size_t k = tp_scan_skip(p, &t->tag.m, s + i, n - i, &match, &junk, &junk_at);
             size_t mlen = match >= 0 ? t->tag.m.patlen[match] : 0;
+            int pat = match;
             match = kind_of(&t->tag, match);
             if (p->mode == D_AFTER_JSON && !p->trailing_reported &&
                 (junk || match == K_PARAM_START || match == K_PARAM_END)) {
@@ -437,7 +478,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             }
             i += k;
             if (match == K_INV_START) {
-                new_invoke(p);
+                new_invoke(p, &t->tag.m, pat, i);
             } else if (match == K_EOT) {
                 block_over(p);
             } else if (match == K_INV_END && p->mode != D_BLOCK) {
@@ -602,6 +643,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             int match, junk;
             size_t junk_at;
             i += tp_scan_skip(p, &t->tag.m, s + i, n - i, &match, &junk, &junk_at);
+            int pat = match;
             match = kind_of(&t->tag, match);
             if (junk)
                 p->discard = 1; /* prose around parameters: ignored */
@@ -616,7 +658,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
                 break;
             case K_INV_START: /* a missing end tag: tolerated */
                 finish_invoke(p, p->base + i);
-                new_invoke(p);
+                new_invoke(p, &t->tag.m, pat, i);
                 break;
             case K_EOT:
                 finish_invoke(p, p->base + i);
@@ -703,14 +745,15 @@ static void dsml_finish(tp_parser *p, const dsml_tags *t)
     tp_text_finish(p);
 }
 
-#define VARIANT(var, fname)                                                   \
+#define VARIANT(var, fname, fam)                                              \
     static void var##_feed(tp_parser *p, const uint8_t *s, size_t n)          \
     {                                                                         \
-        dsml_feed(p, &TAGS, s, n);                                          \
+        dsml_feed(p, &FAMILIES[fam].tags, s, n);                              \
     }                                                                         \
-    static void var##_finish(tp_parser *p) { dsml_finish(p, &TAGS); }          \
+    static void var##_finish(tp_parser *p) { dsml_finish(p, &FAMILIES[fam].tags); } \
     const tp_format tp_fmt_##fname = {#fname, var##_feed, var##_finish};
 
-VARIANT(V32, deepseekv32)
-VARIANT(V4, deepseekv4)
-VARIANT(V41, deepseekv41)
+VARIANT(V32, deepseekv32, 0)
+VARIANT(V4, deepseekv4, 0)
+VARIANT(V41, deepseekv41, 0)
+VARIANT(GC35, gigachat35, 1)

@@ -1,4 +1,5 @@
 /* Qwen2.5 / Qwen3 and Hermes: <tool_call>{"name": ..., "arguments": ...}</tool_call>
+ * (and Arcee Trinity: the same after removing <think> / </think>, below)
  *
  * The call object is read key by key: "name" is decoded into a buffer and
  * checked against the tools as soon as it closes; "arguments" (or
@@ -52,6 +53,8 @@ int tp_fmt_jsontag_init(void)
  * the next byte shows whether it opens a call object */
 static void start_call(tp_parser *p, uint64_t off)
 {
+    /* the tag ended at chunk index off + TAG_LEN - base: recorded from there */
+    tp_raw_begin(p, "<tool_call>", TAG_LEN, (size_t)(off + TAG_LEN - p->base));
     p->mode = M_OPEN;
     p->call_off = off;
     p->discard = 0;
@@ -144,6 +147,7 @@ static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
                 i++;
             } else {
                 /* not a call: the tag and what followed it are prose */
+                tp_raw_end(p);
                 tp_text(p, (const uint8_t *)"<tool_call>", TAG_LEN);
                 tp_text(p, p->pending.data, p->pending.len);
                 tp_buf_clear(&p->pending);
@@ -306,5 +310,55 @@ static void jsontag_finish(tp_parser *p)
     tp_text_finish(p);
 }
 
+/* ---- Trinity: the same format read after removing <think> and </think> ----
+ * SGLang's TrinityDetector removes every <think> and </think> from the
+ * text before Qwen2.5's parse, so reasoning tags around (or inside) a call
+ * vanish. Here the removal is a filter in front of the engine, matched
+ * across chunk boundaries (a partial tag is held; its bytes are the
+ * matcher's static path), so what the engine sees does not depend on the
+ * chunking. Each kept span is fed at its own stream offset. */
+static tp_matcher think_m;
+
+static void feed_at(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    uint64_t base = p->base;
+    p->base = off;
+    jsontag_feed(p, s, n);
+    p->base = base;
+}
+
+static void trinity_feed(tp_parser *p, const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && !p->oom) {
+        tp_scan_res r;
+        size_t hl = 0;
+        const uint8_t *held = tp_matcher_path(&think_m, p->filter_node, &hl);
+        tp_matcher_scan(&think_m, &p->filter_node, s + i, n - i, &r);
+        if (r.held_text) /* held bytes that were no tag: they came before s + i */
+            feed_at(p, held, r.held_text, p->base + i - hl);
+        if (r.text_len)
+            feed_at(p, s + i, r.text_len, p->base + i);
+        i += r.consumed;
+    }
+}
+
+static void trinity_finish(tp_parser *p)
+{
+    size_t hl = 0;
+    const uint8_t *held = tp_matcher_path(&think_m, p->filter_node, &hl);
+    p->filter_node = 0;
+    if (hl) /* a partial tag at the end: text */
+        feed_at(p, held, hl, p->base - hl);
+    jsontag_finish(p);
+}
+
+int tp_fmt_trinity_init(void)
+{
+    static const char *const pats[] = {"<think>", "</think>"};
+    return tp_matcher_build(&think_m, pats, 2);
+}
+
 const tp_format tp_fmt_qwen25 = {"qwen25", jsontag_feed, jsontag_finish};
 const tp_format tp_fmt_hermes = {"hermes", jsontag_feed, jsontag_finish};
+const tp_format tp_fmt_trinity = {"trinity", trinity_feed, trinity_finish};

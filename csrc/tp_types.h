@@ -82,9 +82,14 @@ enum {
      * object/array); a mask with string then takes the raw text */
     TP_R_BY_MASK = 1u << 14,
     TP_R_JSON_ELSE = 1u << 15,  /* nothing decided and no string in the mask: JSON, else the text */
+    /* more boolean words (rows of the GLM engine); like BOOL_WORDS, gated by
+     * the mask under BY_MASK, and a value they reject goes on */
+    TP_R_BOOL_01 = 1u << 17, /* true/1, false/0 (any case, stripped): Spark */
+    TP_R_BOOL_TF = 1u << 18, /* true, false (any case, as written): Hunyuan */
+    TP_R_TRUE_ONE = 1u << 19,    /* with TRUE_WORD: "1" is true as well (dots) */
 };
 /* Order in which steps run: null words, PY_INT, PY_FLOAT, TRUE_WORD,
- * BOOL_WORDS, JSON (+ JSON_STR_HOST, UNION_STRING),
+ * BOOL_WORDS, BOOL_01, BOOL_TF, JSON (+ JSON_STR_HOST, UNION_STRING),
  * UNESCAPE_HOST, STRIP_QUOTES, LITERAL_HOST, JSON_ELSE, the raw text. */
 
 /* Families: GLM-4.5, GLM-4.7, Qwen3-Coder, MiniMax-M2 (tp_type_rules.c).
@@ -103,7 +108,12 @@ extern const tp_type_rules tp_rules_glm45;
 extern const tp_type_rules tp_rules_glm47;
 extern const tp_type_rules tp_rules_qwen3_coder;
 extern const tp_type_rules tp_rules_minimax_m2;
+extern const tp_type_rules tp_rules_dots;
+extern const tp_type_rules tp_rules_minicpm5;
 extern const tp_type_rules tp_rules_plain; /* no typing: a value is its raw text */
+extern const tp_type_rules tp_rules_poolside_v1;
+extern const tp_type_rules tp_rules_spark25;
+extern const tp_type_rules tp_rules_hunyuan;
 extern const tp_type_rules tp_rules_kimi_k3; /* typed by the model's type attribute */
 
 /* The rules row of a format (a const tp_format *, matched by name;

@@ -329,18 +329,21 @@ static int py_float(const uint8_t *s, size_t n, int as_written, tp_buf *out)
     return tp_buf_append(out, f, fl) ? -2 : 1;
 }
 
-/* MiniMax's boolean words: 1 written, 0 not a boolean word, -1 the host's */
-static int bool_words(const uint8_t *s, size_t n, tp_buf *out)
+/* Boolean words: the first `nw` of T (true) and F (false), in any case,
+ * stripped as str.strip() does when `strip`. 1 written, 0 not a boolean
+ * word, -1 the host's. MiniMax: true/1/yes/on, false/0/no/off; Spark: the
+ * first two; Hunyuan: true/false as written. */
+static int bool_words_n(const uint8_t *s, size_t n, int nw, int strip, tp_buf *out)
 {
     static const char *const T[] = {"true", "1", "yes", "on"}, *const F[] = {"false", "0", "no", "off"};
     for (size_t k = 0; k < n; k++)
         if (s[k] >= 0x80)
-            return -1; /* str.strip() also strips Unicode spaces */
-    while (n && py_space(s[0]))
+            return strip ? -1 : 0; /* str.strip() also strips Unicode spaces */
+    while (strip && n && py_space(s[0]))
         s++, n--;
-    while (n && py_space(s[n - 1]))
+    while (strip && n && py_space(s[n - 1]))
         n--;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < nw; k++) {
         if (lower_eq(s, n, T[k]))
             return tp_buf_append(out, "true", 4) ? -2 : 1;
         if (lower_eq(s, n, F[k]))
@@ -376,13 +379,18 @@ int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t
         if (res != 0)
             return res == 1 ? TP_TV_TEXT : res == -1 ? TP_TV_HOST : -1;
     }
-    if (steps & TP_R_TRUE_WORD)
-        return (lower_eq(raw, n, "true") ? tp_buf_append(out, "true", 4) : tp_buf_append(out, "false", 5))
-                   ? -1 : TP_TV_TEXT;
-    if ((steps & TP_R_BOOL_WORDS) && (!gate || (mask & TP_JT_BOOLEAN))) {
-        res = bool_words(raw, n, out);
-        if (res != 0)
-            return res == 1 ? TP_TV_TEXT : res == -1 ? TP_TV_HOST : -1;
+    if (steps & TP_R_TRUE_WORD) {
+        int t = lower_eq(raw, n, "true") || ((steps & TP_R_TRUE_ONE) && n == 1 && raw[0] == '1');
+        return (t ? tp_buf_append(out, "true", 4) : tp_buf_append(out, "false", 5)) ? -1 : TP_TV_TEXT;
+    }
+    for (int b = 0; b < 3; b++) {
+        static const uint32_t STEP[] = {TP_R_BOOL_WORDS, TP_R_BOOL_01, TP_R_BOOL_TF};
+        static const uint8_t NW[] = {4, 2, 1}, STRIP[] = {1, 1, 0};
+        if ((steps & STEP[b]) && (!gate || (mask & TP_JT_BOOLEAN))) {
+            res = bool_words_n(raw, n, NW[b], STRIP[b], out);
+            if (res != 0)
+                return res == 1 ? TP_TV_TEXT : res == -1 ? TP_TV_HOST : -1;
+        }
     }
     if ((steps & TP_R_JSON) && (!gate || (mask & (TP_JT_OBJECT | TP_JT_ARRAY)))) {
         res = json_value(js, max_depth, raw, n, out);

@@ -289,6 +289,10 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
     case TP_EV_TEXT:
         CHECK(e->len > 0, "empty text event");
         break;
+    case TP_EV_REASONING: /* gpt_oss: the analysis channel, never inside a call */
+        CHECK(e->len > 0, "empty reasoning event");
+        CHECK(t->open < 0, "reasoning while call %d is open", t->open);
+        break;
     case TP_EV_CALL_START:
         CHECK(t->open < 0, "call %d starts while %d is open", e->call, t->open);
         CHECK(e->call == t->next_index, "call index %d, expected %d", e->call, t->next_index);
@@ -335,7 +339,7 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
     /* merged record */
     if (t->n) {
         rec *last = &t->r[t->n - 1];
-        if ((e->type == TP_EV_TEXT || e->type == TP_EV_ARGS) && last->type == e->type &&
+        if ((e->type == TP_EV_TEXT || e->type == TP_EV_ARGS || e->type == TP_EV_REASONING) && last->type == e->type &&
             last->call == e->call) {
             must(tp_buf_append(&last->data, span, e->len) == 0);
             return;

@@ -9,7 +9,7 @@ from operator import is_
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from sglang_toolparse import _core
-from sglang_toolparse._core import CallEnd, ParseError, Text
+from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
 from sglang_toolparse.tool_specs import tool_entries
 
 # Names accepted by StreamParser/parse besides the core's own format names.
@@ -22,11 +22,19 @@ FORMAT_ALIASES = {
     "minimax-m2": "minimax_m2",
     "minimax": "minimax_m2",
     "step3p5": "qwen3_coder",
+    "gpt-oss": "gpt_oss",
+    "nanbeige": "qwen3_coder",  # SGLang serves Nanbeige with Qwen3CoderDetector
 }
 
 # Formats whose argument values are typed by the tools' JSON schemas.
-SCHEMA_TYPED_FORMATS = ("glm45", "glm47", "qwen3_coder", "minimax_m2")
-XML_FORMATS = ("qwen3_coder", "minimax_m2")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
+SCHEMA_TYPED_FORMATS = ("glm45", "glm47", "qwen3_coder", "minimax_m2", "mimo", "dots", "minicpm5")
+# rows of the GLM engine typed by GLM-4.5's or GLM-4.7's rules (glm_types.py)
+GLM_FAMILY = {"glm45": "glm45", "glm47": "glm47", "ling3": "glm45", "iquest_q1": "glm47"}
+SCHEMA_TYPED_FORMATS += tuple(f for f in GLM_FAMILY if f not in SCHEMA_TYPED_FORMATS)
+# rows of the GLM engine with rules of their own (glm_row_types.py)
+ROW_FORMATS = ("poolside_v1", "spark25", "hunyuan", "hunyuan_os")
+SCHEMA_TYPED_FORMATS += ROW_FORMATS
+XML_FORMATS = ("qwen3_coder", "minimax_m2", "mimo", "dots", "minicpm5")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
 
 
 def available_formats() -> List[str]:
@@ -126,11 +134,14 @@ def _compile_untyped(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
 def _compile(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
     if fmt in XML_FORMATS:
         return _compile_xml(fmt, schemas)
+    if fmt in ROW_FORMATS:
+        return _compile_row(fmt, schemas)
     if fmt not in SCHEMA_TYPED_FORMATS:
         return _compile_untyped(fmt, schemas)
     from sglang_toolparse.glm_types import GlmConverter, compile_tools
 
-    rows, whole, by_name = compile_tools(fmt, schemas)
+    family = GLM_FAMILY[fmt]
+    rows, whole, by_name = compile_tools(family, schemas)
     kinds = _core.KINDS
     crow = [(name, kinds[dk], [(k, kinds[kind], mask) for k, kind, mask in params]) for name, dk, params in rows]
     # every name of the list, in order (a repeated name keeps its first id)
@@ -138,13 +149,31 @@ def _compile(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
     crow = [(n, kinds["untyped"], []) for n in names] + crow
 
     def host() -> GlmConverter:
-        return GlmConverter(fmt, by_name, whole)
+        return GlmConverter(family, by_name, whole)
 
     return _core.CompiledTools(crow, whole, host)
 
 
+def _compile_row(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
+    from sglang_toolparse.glm_row_types import RowConverter, compile_rows, tool_params
+
+    kinds = _core.KINDS
+    crow = [(name, kinds[dk], [(k, kinds[kind], mask) for k, kind, mask in params])
+            for name, dk, params in compile_rows(fmt, schemas)]
+    names = [] if schemas is None else [n for n, _ in schemas]
+    crow = [(n, kinds["untyped"], []) for n in names] + crow
+    params = tool_params(schemas)
+
+    def host() -> RowConverter:  # the few values the core leaves to Python's rules
+        return RowConverter(fmt, params)
+
+    return _core.CompiledTools(crow, (), host)
+
+
 def _compile_xml(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
-    from sglang_toolparse.xml_types import XmlConverter, c_rows
+    from sglang_toolparse.xml_types import TYPING, XmlConverter, c_rows
+
+    fmt = TYPING.get(fmt, fmt)  # a row typed by another family's rules
 
     kinds = _core.KINDS
     tools = schemas or []
@@ -237,30 +266,65 @@ class StreamParser(_core.StreamParser):
 
 
 class ToolCall(NamedTuple):
+    """One call of a response. `complete` is False for a call that began
+    (its name and arguments were streamed) but was cut off (end of stream:
+    max_tokens, a stop string) or broke (malformed markup): `arguments` is
+    then the JSON text as far as it was generated, exactly what streaming
+    sent (a prefix of valid JSON, usually not valid JSON itself), and the
+    call's ParseError is in `errors`. Never execute an incomplete call."""
+
     index: int
     name: str
-    arguments: str  # JSON text
+    arguments: str  # JSON text (complete calls); the arguments so far otherwise
     id: Optional[str] = None  # the call id the model wrote (kimi_k2), else None
+    complete: bool = True
 
 
 class ParseResult(NamedTuple):
     text: str
-    calls: List[ToolCall]
+    calls: List[ToolCall]  # in index order, incomplete ones included (complete=False)
     errors: List[ParseError]
+
+    @property
+    def complete_calls(self) -> List[ToolCall]:
+        """The calls that ended well-formed (safe to execute)."""
+        return [c for c in self.calls if c.complete]
 
 
 def collect(events: Iterable[_core.Event]) -> ParseResult:
-    """Folds a sequence of events into text, complete calls and errors."""
+    """Folds a sequence of events (streamed, or parse_all's) into text,
+    calls and errors. The same input gives the same result either way: a
+    call that began and then ended with a ParseError is a ToolCall with
+    complete=False and the arguments its ArgsDelta events carried."""
     text: List[str] = []
     calls: List[ToolCall] = []
     errors: List[ParseError] = []
+    open_: Dict[int, Tuple[int, List[str]]] = {}  # index -> (position in calls, deltas)
     for ev in events:
-        if isinstance(ev, Text):
+        t = type(ev)
+        if t is Text:
             text.append(ev.text)
-        elif isinstance(ev, CallEnd):
-            calls.append(ToolCall(ev.index, ev.name, ev.arguments, ev.id))
-        elif isinstance(ev, ParseError):
+        elif t is ArgsDelta:
+            got = open_.get(ev.index)
+            if got is not None:
+                got[1].append(ev.delta)
+        elif t is CallStart:
+            open_[ev.index] = (len(calls), [])
+            calls.append(ToolCall(ev.index, ev.name, "", ev.id, False))
+        elif t is CallEnd:
+            got = open_.pop(ev.index, None)
+            call = ToolCall(ev.index, ev.name, ev.arguments, ev.id)
+            if got is None:
+                calls.append(call)
+            else:
+                calls[got[0]] = call
+        elif t is ParseError:
             errors.append(ev)
+            got = open_.pop(ev.index, None) if ev.index is not None else None
+            if got is not None:
+                calls[got[0]] = calls[got[0]]._replace(arguments="".join(got[1]))
+    for pos, deltas in open_.values():  # events of a stream not yet finished
+        calls[pos] = calls[pos]._replace(arguments="".join(deltas))
     return ParseResult("".join(text), calls, errors)
 
 

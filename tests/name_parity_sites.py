@@ -101,14 +101,18 @@ srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._uses_requi
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses.create_responses | passed | BeamToolAdapter.from_request(request, tool_call_parser=self.tool_call_parser) | 1
 srt/function_call/function_call_parser.py | FunctionCallParser.__init__ | lookup | self.ToolCallParserEnum.get(tool_call_parser) | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | compare | get_serving().tool_call_parser == 'gpt-oss' | 1
+srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | literal | 'gpt-oss' | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | passed | tool_close_token_ids(get_serving().tool_call_parser, self.tokenizer) | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm45' | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm47' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'glm45' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k2' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k3' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3p5' | 1
+srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'glm45' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k2' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k3' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'step3p5' | 1
@@ -121,6 +125,7 @@ srt/parser/template_detection.py | <module> | literal | 'deepseekv4' | 1
 srt/parser/template_detection.py | <module> | literal | 'deepseekv41' | 1
 srt/parser/template_detection.py | <module> | literal | 'glm45' | 5
 srt/parser/template_detection.py | <module> | literal | 'glm47' | 2
+srt/parser/template_detection.py | <module> | literal | 'gpt-oss' | 2
 srt/parser/template_detection.py | <module> | literal | 'kimi_k2' | 4
 srt/parser/template_detection.py | <module> | literal | 'minimax-m2' | 1
 srt/parser/template_detection.py | <module> | literal | 'qwen' | 2
@@ -138,6 +143,43 @@ srt/rust_server/config.py | _build_server_args | passed | ext.ServerArgs(model_p
 srt/server_args.py | ServerArgs.add_cli_args | key | 'tool_call_parser' | 1
 srt/utils/hf_transformers/common.py | <module> | literal | 'kimi_k2' | 1
 srt/utils/hf_transformers/common.py | _KimiK2ConfigAlias | literal | 'kimi_k2' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'ling3' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'ling3' | 1
+srt/parser/template_detection.py | <module> | literal | 'ling3' | 4
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'ling3' | 2
+srt/configs/iquest_q1.py | IQuestQ1Config | literal | 'iquest_q1' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'iquest_q1' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'iquest_q1' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'iquest_q1' | 1
+srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'iquest_q1' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'iquest_q1' | 1
+srt/parser/template_detection.py | <module> | literal | 'iquest_q1' | 4
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'iquest_q1' | 2
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'poolside_v1' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'poolside_v1' | 1
+srt/parser/template_detection.py | <module> | literal | 'poolside_v1' | 4
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'hunyuan' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'hunyuan' | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request | literal | 'hunyuan' | 1
+srt/parser/hunyuan_reasoning.py | uses_hunyuan_reasoning_effort | literal | 'hunyuan' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'hunyuan' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'hunyuan' | 1
+srt/parser/template_detection.py | <module> | literal | 'hunyuan' | 4
+srt/configs/nanbeige.py | NanbeigeConfig | literal | 'nanbeige' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'nanbeige' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'nanbeige' | 1
+srt/disaggregation/encoder/receiver.py | video_meta_attrs_for | literal | 'mimo' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'mimo' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'mimo' | 1
+srt/parser/template_detection.py | <module> | literal | 'mimo' | 4
+srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__ | literal | 'dots' | 1
+srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__ | literal | 'dots' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'dots' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'dots' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gigachat35' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'gigachat35' | 1
+srt/parser/template_detection.py | <module> | literal | 'gigachat35' | 4
+srt/parser/template_detection.py | <module> | literal | 'minicpm5' | 2
 """
 
 # "file | enclosing function" -> why X_native behaves as X there
@@ -184,10 +226,11 @@ WHY = {
     'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._uses_required_tool_json': 'FunctionCallParser by served name (probe: detector)',
     'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses.create_responses': 'passes the served name to BeamToolAdapter (sees X)',
     'srt/function_call/function_call_parser.py | FunctionCallParser.__init__': 'the class lookup itself: ToolCallParserEnum[X] is ours in every process of a native server (probe: detector)',
-    'srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status': 'gpt-oss check and tool close tokens by served name, in the detokenizer process (probe: close_tokens)',
+    'srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status': 'gpt-oss check (keeps the final <|call|> token) and tool close tokens by served name, in the detokenizer process (probes: gpt_oss_detok, close_tokens)',
     'srt/parser/python_chat_template.py | <module>': "built-in Python chat templates declare builtin parser names for 'auto' (probe: auto)",
-    'srt/parser/reasoning_parser.py | ReasoningParser': "'glm45', 'kimi_k3' are reasoning-parser names, not the tool parser",
-    'srt/parser/reasoning_parser_names.py | <module>': "'glm45', 'kimi_k3' are reasoning-parser names, not the tool parser",
+    'srt/parser/reasoning_parser.py | ReasoningParser': "'glm45', 'kimi_k3', 'gpt-oss' are reasoning-parser names, not the tool parser",
+    'srt/parser/reasoning_parser_names.py | <module>': "'glm45', 'kimi_k3', 'gpt-oss' are reasoning-parser names, not the tool parser",
+    'srt/parser/reasoning_parser.py | ReasoningParser.__init__': "'gpt-oss' is the reasoning-parser name (--reasoning-parser gpt-oss forces reasoning): chosen by its own flag, it pairs with gpt-oss_native as with gpt-oss (tests/test_harmony_serving.py)",
     'srt/parser/response_template.py | tool_close_token_ids': 'tool close tokens by name (probe: close_tokens)',
     'srt/parser/response_template.py | tool_close_tokens': 'detector class by name (probe: close_tokens, response_template)',
     'srt/parser/template_detection.py | <module>': "template rules that pick builtin names for 'auto' (probe: auto)",
@@ -214,4 +257,14 @@ WHY = {
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._encode_messages': "compares the chat-encoding spec, resolved from the served name X (probe: encoding_spec)",
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens': "compares the reasoning parser name and the chat-encoding spec (from the served name X; probe: encoding_spec)",
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._reported_prompt_tokens': "compares the chat-encoding spec, resolved from the served name X (probe: encoding_spec)",
+    'srt/configs/iquest_q1.py | IQuestQ1Config': "'iquest_q1' is the HF model_type of the config class, not the tool parser",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request': "compares the REASONING parser with 'iquest_q1'/'hunyuan' (self.reasoning_parser), not the tool parser",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled': "compares the REASONING parser with 'iquest_q1'/'hunyuan', not the tool parser",
+    'srt/parser/reasoning_parser.py | ReasoningParser.__init__': "'iquest_q1' is a model_type / reasoning-parser name, not the tool parser",
+    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request': "compares the REASONING parser with 'hunyuan', not the tool parser",
+    'srt/parser/hunyuan_reasoning.py | uses_hunyuan_reasoning_effort': "'hunyuan' is the reasoning parser there (reasoning_parser == 'hunyuan'), not the tool parser",
+    'srt/configs/nanbeige.py | NanbeigeConfig': "'nanbeige' is the HF model_type of the config class, not the tool parser",
+    'srt/disaggregation/encoder/receiver.py | video_meta_attrs_for': "'mimo' is matched in the HF model_type for video metadata, not the tool parser",
+    'srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__': "'dots' is an audio-model family string, not the tool parser",
+    'srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__': "'dots' is an audio-model family string, not the tool parser",
 }

@@ -5,7 +5,7 @@ import json
 import random
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, Reasoning, StreamParser, Text
 from sglang_toolparse.api import collect
 
 
@@ -69,6 +69,8 @@ def merge(events: Iterable) -> list:
         last = out[-1] if out else None
         if isinstance(ev, Text) and isinstance(last, Text):
             out[-1] = Text(last.text + ev.text)
+        elif isinstance(ev, Reasoning) and isinstance(last, Reasoning):  # gpt_oss
+            out[-1] = Reasoning(last.text + ev.text)
         elif isinstance(ev, ArgsDelta) and isinstance(last, ArgsDelta) and last.index == ev.index:
             out[-1] = ArgsDelta(ev.index, last.delta + ev.delta)
         elif isinstance(ev, Text) and not ev.text:
@@ -130,9 +132,10 @@ def check_stream_invariants(events: list) -> None:
 
 
 def summary(events: list):
-    """(text, [(name, arguments)], [error codes]) of an event list."""
+    """(text, [(name, arguments)] of the complete calls, [error codes]) of an
+    event list (incomplete calls: tests/test_lossless.py)."""
     r = collect(events)
-    return r.text, [(c.name, c.arguments) for c in r.calls], [e.code for e in r.errors]
+    return r.text, [(c.name, c.arguments) for c in r.complete_calls], [e.code for e in r.errors]
 
 
 def tools_of(*names: str, schema: Optional[dict] = None) -> List[dict]:

@@ -132,6 +132,18 @@ _MINIMAX_M2 = (
     "</minimax:tool_call>"
 )
 
+_HARMONY_CALL = (
+    "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>%s<|call|>"
+)
+# gpt-oss: analysis, a commentary preamble (the content), then the calls
+_GPT_OSS = (
+    "<|channel|>analysis<|message|>The user wants the weather in two cities.<|end|>"
+    "<|start|>assistant<|channel|>commentary<|message|>" + PROSE + "<|end|>"
+    + _HARMONY_CALL % '{"city": "Paris", "days": 3}' + _HARMONY_CALL % '{"city": "São Paulo ☀", "days": 1}'
+)
+_HARMONY_SPECIAL = ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>")
+
+
 _KIMI_K3 = (
     "<|open|>response<|sep|>" + PROSE + "<|close|>response<|sep|><|open|>tools<|sep|>"
     '<|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="city" type="string"<|sep|>Paris'
@@ -159,6 +171,7 @@ CANNED = {
     "deepseekv4": _dsml("tool_calls", "invoke", "parameter"),
     "deepseekv41": _dsml(" calls", " invoke", " parameter"),
     "kimi_k2": _KIMI,
+    "gpt-oss": _GPT_OSS,
     "kimi_k3": _KIMI_K3,
 }
 
@@ -203,6 +216,7 @@ SPECIAL_TOKENS = {
     "deepseekv41": ("｜DSML｜",),
     "kimi_k2": ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>",
                 "<|tool_call_end|>", "<|tool_call_argument_begin|>"),
+    "gpt-oss": _HARMONY_SPECIAL,
     "kimi_k3": ("<|open|>", "<|close|>", "<|sep|>"),
 }
 
@@ -280,10 +294,50 @@ BUILTIN_DIFFS = {
     ("content", "glm", "bursts"): _PROSE_LOST % "",
     ("content", "glm45", "bursts"): _PROSE_LOST % "",
 }
+# issue 20's rows, written as their templates write them (tests/variant_table.py)
+from variant_table import VARIANTS as _VARIANTS  # noqa: E402
+
+for _v in _VARIANTS.values():
+    CANNED[_v.sglang] = _v.render(PROSE, EXPECTED_CALLS)
+SPECIAL_TOKENS.update({
+    "nanbeige": _QWEN_SPECIAL, "mimo": _QWEN_SPECIAL, "trinity": _QWEN_SPECIAL + ("<think>", "</think>"),
+    "dots": ("<dots_function_call>", "</dots_function_call>"), "gigachat35": ("\uff5cGCML\uff5c",),
+})
+
 _KEPT_NL = "the template's newline before the call block is kept as content, one-shot and streamed ('...weather.\\n')"
+BUILTIN_DIFFS[("calls", "gpt-oss", "bursts")] = (
+    "a burst holding the end of one call and the whole next call: the second call is never sent")
 for _b in ("qwen3_coder", "step3p5", "minimax-m2"):
     for _c in ("tokens", "bursts"):
         BUILTIN_DIFFS[("content", _b, _c)] = _KEPT_NL
+_KEPT_NLS = "the template's newline(s) before the call (block) are kept as content, one-shot and streamed"
+for _b in ("nanbeige", "mimo", "dots", "minicpm5", "trinity", "gigachat35"):
+    for _c in ("tokens", "bursts"):
+        BUILTIN_DIFFS[("content", _b, _c)] = _KEPT_NLS
+BUILTIN_DIFFS[("content", "trinity", "bursts")] = _PROSE_LOST % ""
+BUILTIN_DIFFS[("calls", "trinity", "bursts")] = _BURST_CALLS
+
+# rows of the GLM engine (issue 20): canned output as each template writes it
+CANNED["ling3"] = _GLM45
+SPECIAL_TOKENS["ling3"] = _GLM_SPECIAL
+BUILTIN_DIFFS[("content", "ling3", "tokens")] = _LEAK % "\n\n"
+BUILTIN_DIFFS[("content", "ling3", "bursts")] = _PROSE_LOST % ""
+CANNED["iquest_q1"] = _GLM47.replace("tool_call>", "iquest_tool_call>")
+SPECIAL_TOKENS["iquest_q1"] = ("<iquest_tool_call>", "</iquest_tool_call>") + _GLM_SPECIAL[2:]
+CANNED["poolside_v1"] = _GLM45
+SPECIAL_TOKENS["poolside_v1"] = _GLM_SPECIAL
+BUILTIN_DIFFS[("content", "poolside_v1", "tokens")] = _LEAK % "\n"
+BUILTIN_DIFFS[("content", "poolside_v1", "bursts")] = _LEAK % "\n"
+CANNED["spark25"] = _GLM45.replace("</arg_key>\n<arg_value>", "</arg_key><arg_value>")
+SPECIAL_TOKENS["spark25"] = _GLM_SPECIAL
+BUILTIN_DIFFS[("content", "spark25", "tokens")] = _LEAK % "\n\n"
+BUILTIN_DIFFS[("content", "spark25", "bursts")] = _LEAK % "\n\n"
+CANNED["hunyuan"] = (PROSE + "\n<tool_calls>\n" + _GLM45[len(PROSE) + 1:].replace("\n<arg_key>", "<tool_sep>\n<arg_key>", 1)
+                     .replace("</tool_call>\n<tool_call>get_weather\n", "</tool_call>\n<tool_call>get_weather<tool_sep>\n")
+                     .replace("</arg_key>\n<arg_value>", "</arg_key>\n<arg_value>") + "\n</tool_calls>")
+SPECIAL_TOKENS["hunyuan"] = _GLM_SPECIAL + ("<tool_calls>", "</tool_calls>", "<tool_sep>")
+BUILTIN_DIFFS[("content", "hunyuan", "tokens")] = _LEAK % "\n"
+BUILTIN_DIFFS[("content", "hunyuan", "bursts")] = _LEAK % "\n"
 
 
 def _cases(kind):

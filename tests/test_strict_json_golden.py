@@ -36,9 +36,9 @@ def strict_loads(text):
 def check_every_chunking(fmt, text, tools, want_text, want_calls, want_errors):
     one = parse(fmt, text, tools)
     assert one.text == want_text
-    assert [(c.name, c.arguments) for c in one.calls] == want_calls
+    assert [(c.name, c.arguments) for c in one.complete_calls] == want_calls
     assert [e.code for e in one.errors] == want_errors
-    for c in one.calls:
+    for c in one.complete_calls:
         strict_loads(c.arguments)
     ref = None
     splits = list(support.every_split(text)) + [f(text) for f in support.CHUNKERS.values()]
