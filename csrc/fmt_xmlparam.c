@@ -1,5 +1,6 @@
-/* XML-parameter formats: Qwen3-Coder / Qwen3.5 ("qwen3_coder") and
- * MiniMax-M2 / M2.1 / M2.5 ("minimax_m2"), one engine, tags as data.
+/* XML-parameter formats: Qwen3-Coder / Qwen3.5 ("qwen3_coder"),
+ * MiniMax-M2 / M2.1 / M2.5 ("minimax_m2") and Kimi K3's XTML ("kimi_k3"),
+ * one engine, tags as data.
  *
  *   qwen3_coder:  <tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>\n
  *                 ...</function>\n</tool_call>
@@ -14,6 +15,20 @@
  *   mimo:         <tool_call>\n<function=NAME>\n<parameter=KEY>VALUE</parameter>\n...</function>\n</tool_call>
  *                 (Xiaomi MiMo: Qwen3-Coder's tags, the value as written, typed by
  *                 Qwen3-Coder's row)
+ *   kimi_k3:      <|open|>tools<|sep|><|open|>call tool="NAME" index="1"<|sep|>
+ *                 <|open|>argument key="KEY" type="string"<|sep|>VALUE<|close|>argument<|sep|>
+ *                 ...<|close|>call<|sep|>...<|close|>tools<|sep|>
+ *
+ * Kimi K3 (its encoder, and SGLang's KimiK3Detector for what it leaves
+ * open): the name and the key are attribute values, written with `&` as
+ * `&amp;` and `"` as `&quot;` (read back, not stripped); the rest of a tag's
+ * attributes (the call's index, the value's type) runs to <|sep|>. A value
+ * of type "string" (or without a type) is its raw text, streamed; any other
+ * type is JSON text, held to its end and written canonical, or, when it is
+ * not JSON, its raw text as a string. The reply's channel framing
+ * (<|open|>response<|sep|>, <|close|>response<|sep|>, <|close|>message<|sep|>)
+ * is dropped from the text as SGLang drops it. Call ids are not the model's:
+ * SGLang's serving layer builds them for `kimi_k3` (NAME:IDX).
  *
  * Both are a block (block_open ... block_close) of one or more invokes
  * (invoke_open NAME name_end ... invoke_close), each a list of parameters
@@ -70,8 +85,9 @@ enum {
     M_INV,    /* inside an invoke, between parameters */
     M_KEY,    /* parameter name, up to key_end */
     M_VALUE,  /* parameter value, up to a value end tag */
+    M_VATTR,  /* the rest of a value's opening tag (kimi_k3: type="..."), up to value_start */
 };
-enum { VK_DROP, VK_RAW, VK_HOLD, VK_STREAM };
+enum { VK_DROP, VK_RAW, VK_HOLD, VK_STREAM, VK_JSON };
 /* what a value's end tag does */
 enum { A_PARAM_END, A_PARAM_NEXT, A_INVOKE_END, A_BLOCK_END };
 /* markers of inv_m / block_m, by index */
@@ -79,6 +95,8 @@ enum { I_PARAM, I_INVOKE_END, I_BLOCK_END, I_INVOKE, I_BLOCK };
 enum { B_INVOKE, B_BLOCK_END, B_BLOCK };
 
 #define MAX_VALUE_END 8
+#define MAX_TEXT_DROP 3
+#define VATTR_KEEP 128 /* bytes of a value tag's attributes read for its type */
 
 typedef struct {
     const tp_format *fmt;
@@ -94,7 +112,14 @@ typedef struct {
     uint8_t cdata;   /* a value <![CDATA[...]]> is its content */
     uint8_t typed_undeclared; /* an undeclared key's value is typed by the row, not a string */
     uint8_t inv_kind[5]; /* inv_m's pattern index -> I_* (bare rows have fewer patterns) */
-    tp_matcher text_m, block_m, name_m, inv_m, key_m, value_m;
+    /* kimi_k3: name and key are attribute values (&amp; / &quot;, not
+     * stripped); a value tag's attributes run to value_start and its type
+     * attribute types the value; text markers of the reply's framing */
+    uint8_t attr_values;
+    const char *value_start;
+    const char *text_drop[MAX_TEXT_DROP];
+    uint8_t ntext_drop;
+    tp_matcher text_m, block_m, name_m, inv_m, key_m, value_m, vattr_m;
 } xml_spelling;
 
 static xml_spelling SPELLINGS[] = {
@@ -150,6 +175,20 @@ static xml_spelling SPELLINGS[] = {
         .nvalue_end = 3,
         .trim_nl = 0,
     },
+    {
+        .fmt = &tp_fmt_kimi_k3,
+        .block_open = "<|open|>tools<|sep|>", .block_close = "<|close|>tools<|sep|>",
+        .invoke_open = "<|open|>call tool=\"", .name_end = "\"", .invoke_close = "<|close|>call<|sep|>",
+        .param_open = "<|open|>argument key=\"", .key_end = "\"",
+        .value_end = {"<|close|>argument<|sep|>", "<|close|>call<|sep|>", "<|close|>tools<|sep|>"},
+        .value_act = {A_PARAM_END, A_INVOKE_END, A_BLOCK_END},
+        .nvalue_end = 3,
+        .trim_nl = 0,
+        .attr_values = 1,
+        .value_start = "<|sep|>",
+        .text_drop = {"<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>"},
+        .ntext_drop = 3,
+    },
 };
 #define NSPELLINGS (sizeof(SPELLINGS) / sizeof(SPELLINGS[0]))
 
@@ -159,7 +198,10 @@ int tp_fmt_xmlparam_init(void)
         xml_spelling *s = &SPELLINGS[i];
         if (s->bare) /* no block: the invoke opener starts a call in text */
             s->block_open = s->block_close = s->invoke_open;
-        const char *text_p[] = {s->block_open};
+        const char *text_p[1 + MAX_TEXT_DROP] = {s->block_open};
+        for (size_t k = 0; k < s->ntext_drop; k++)
+            text_p[1 + k] = s->text_drop[k]; /* marker 1 + k: dropped */
+        const char *vattr_p[] = {s->value_start ? s->value_start : s->key_end};
         const char *block_p[] = {s->invoke_open, s->block_close, s->block_open};
         const char *name_p[] = {s->name_end};
         const char *inv_p[] = {s->param_open, s->invoke_close, s->block_close, s->invoke_open,
@@ -169,8 +211,8 @@ int tp_fmt_xmlparam_init(void)
         static const uint8_t BARE[] = {I_PARAM, I_INVOKE_END, I_INVOKE};
         memcpy(s->inv_kind, s->bare ? BARE : ALL, s->bare ? 3 : 5);
         const char *key_p[] = {s->key_end};
-        if (tp_matcher_build(&s->text_m, text_p, 1) || tp_matcher_build(&s->block_m, block_p, 3) ||
-            tp_matcher_build(&s->name_m, name_p, 1) ||
+        if (tp_matcher_build(&s->text_m, text_p, 1 + s->ntext_drop) || tp_matcher_build(&s->vattr_m, vattr_p, 1) ||
+            tp_matcher_build(&s->block_m, block_p, 3) || tp_matcher_build(&s->name_m, name_p, 1) ||
             tp_matcher_build(&s->inv_m, s->bare ? bare_p : inv_p, s->bare ? 3 : 5) ||
             tp_matcher_build(&s->key_m, key_p, 1) ||
             tp_matcher_build(&s->value_m, s->value_end, s->nvalue_end))
@@ -347,12 +389,37 @@ static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
         fail(p, TP_ERR_BAD_NAME, limit_at(&p->name, off, n));
 }
 
-static void name_done(tp_parser *p)
+/* An attribute value as written: `&quot;` then `&amp;` read back, in that
+ * order (as SGLang's KimiK3Detector reads them), in place. */
+static void replace_all(tp_buf *b, const char *from, char to)
+{
+    size_t fl = strlen(from), w = 0;
+    for (size_t r = 0; r < b->len;) {
+        if (b->len - r >= fl && memcmp(b->data + r, from, fl) == 0) {
+            b->data[w++] = (uint8_t)to;
+            r += fl;
+        } else {
+            b->data[w++] = b->data[r++];
+        }
+    }
+    b->len = w;
+}
+
+static void attr_value(tp_buf *b)
+{
+    replace_all(b, "&quot;", '"');
+    replace_all(b, "&amp;", '&');
+}
+
+static void name_done(tp_parser *p, const xml_spelling *sp)
 {
     p->mode = M_INV;
     if (p->discard)
         return;
-    strip(&p->name);
+    if (sp->attr_values)
+        attr_value(&p->name);
+    else
+        strip(&p->name);
     if (p->name.len == 0) {
         fail(p, TP_ERR_BAD_NAME, p->call_off); /* where the invoke began */
         return;
@@ -368,8 +435,55 @@ static void key_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 
 /* ---- values ---- */
 
+/* a value tag's attributes: the first VATTR_KEEP bytes are kept for its type */
+static void vattr_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    size_t room = p->pending.len < VATTR_KEEP ? VATTR_KEEP - p->pending.len : 0;
+    size_t m = n < room ? n : room;
+    if (m && tp_buf_append(&p->pending, s, m))
+        fail(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, off, m));
+}
+
+/* The value tag's attributes (p->pending, at most VATTR_KEEP bytes): is
+ * its type "string" (or absent)? Read as SGLang's attribute regex reads
+ * them, `(\w+)="([^"]*)"` left to right, the last `type` winning; bytes
+ * >= 0x80 count as word characters (Python's \w takes letters beyond
+ * ASCII). */
+static int is_word(uint8_t c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           c >= 0x80;
+}
+
+static int type_is_string(const tp_buf *b)
+{
+    const uint8_t *d = b->data;
+    size_t n = b->len, i = 0;
+    int string = 1;
+    while (i < n) {
+        size_t j = i;
+        while (j < n && is_word(d[j]))
+            j++;
+        if (j > i && j + 1 < n && d[j] == '=' && d[j + 1] == '"') {
+            size_t k = j + 2;
+            while (k < n && d[k] != '"')
+                k++;
+            if (k < n) {
+                if (j - i == 4 && memcmp(d + i, "type", 4) == 0)
+                    string = k - (j + 2) == 6 && memcmp(d + j + 2, "string", 6) == 0;
+                i = k + 1;
+                continue;
+            }
+        }
+        i = j > i ? j : i + 1;
+    }
+    return string;
+}
+
 static void value_open(tp_parser *p, const xml_spelling *sp)
 {
+    /* kimi_k3: the type, from the attributes read in M_VATTR */
+    int attr_string = sp->value_start ? type_is_string(&p->pending) : -1;
     p->mode = M_VALUE;
     /* 1: a leading newline is still to be dropped; 2: leading blanks are;
      * 4: the value may still open with <![CDATA[ (have_name: bytes of it
@@ -378,8 +492,12 @@ static void value_open(tp_parser *p, const xml_spelling *sp)
     p->have_name = 0;
     p->trailing_reported = 0;
     tp_buf_clear(&p->pending);
-    if (!p->discard)
-        strip(&p->key);
+    if (!p->discard) {
+        if (sp->attr_values)
+            attr_value(&p->key);
+        else
+            strip(&p->key);
+    }
     announce(p);
     if (p->discard) {
         p->vkind = VK_DROP;
@@ -389,6 +507,12 @@ static void value_open(tp_parser *p, const xml_spelling *sp)
     p->first = 0;
     tp_ev_args_escaped(p, p->key.data, p->key.len);
     args_lit(p, "\": ");
+    if (attr_string >= 0) { /* typed by the model: a string streams, the rest is JSON text */
+        if (attr_string)
+            args_lit(p, "\"");
+        p->vkind = attr_string ? VK_STREAM : VK_JSON;
+        return;
+    }
     /* a declared string, an undeclared key or tool: streamed as a string
      * (both SGLang detectors read those as strings); any other kind is typed
      * when it closes */
@@ -524,11 +648,33 @@ static void value_content(tp_parser *p, const xml_spelling *sp, const uint8_t *s
         stream_bytes(p, sp, s, n, off);
         break;
     case VK_RAW:
+    case VK_JSON:
         hold(p, s, n, off);
         break;
     case VK_HOLD:
         hold_string(p, sp, s, n, off);
         break;
+    }
+}
+
+/* kimi_k3: a value of a type other than string is JSON text (json.loads):
+ * its canonical text, or, when it is not JSON (or is NaN/Infinity, or
+ * needs Python to read, e.g. a repeated key), its raw text as a string. */
+static void json_or_text(tp_parser *p, const uint8_t *raw, size_t n)
+{
+    static const uint8_t EMPTY[1] = {0};
+    size_t start = p->out.len;
+    int res = tp_type_value(p->rules, TP_KIND_OTHER, 0, raw ? raw : EMPTY, n, &p->js, p->lim.max_depth,
+                            &p->out);
+    if (res < 0) {
+        p->oom = 1;
+    } else if (res == TP_TV_TEXT) {
+        tp_ev_args_from(p, start);
+    } else {
+        p->out.len = start;
+        args_lit(p, "\"");
+        tp_ev_args_escaped(p, raw ? raw : EMPTY, n);
+        args_lit(p, "\"");
     }
 }
 
@@ -549,7 +695,9 @@ static void value_close(tp_parser *p)
     }
     p->have_name = 0;
     p->trailing_reported = 0;
-    if (p->vkind == VK_STREAM) {
+    if (p->vkind == VK_JSON) {
+        json_or_text(p, p->pending.data, p->pending.len);
+    } else if (p->vkind == VK_STREAM) {
         if (p->pending.len) /* a held "]]" that was content */
             tp_ev_args_escaped(p, p->pending.data, p->pending.len);
         args_lit(p, "\"");
@@ -619,6 +767,7 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
                 tp_raw_begin(p, sp->block_open, strlen(sp->block_open), i);
                 start_block(p, 0);
             }
+            /* match > 0: the reply's framing (kimi_k3), dropped */
             break;
         case M_OPEN:
             i += open_bytes(p, sp, s + i, n - i, off);
@@ -638,7 +787,7 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
         case M_NAME:
             i += scan(p, &sp->name_m, s + i, n - i, &match, name_bytes, off);
             if (match == 0)
-                name_done(p);
+                name_done(p, sp);
             break;
         case M_INV:
             i += scan(p, &sp->inv_m, s + i, n - i, &match, NULL, off);
@@ -662,6 +811,17 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
             break;
         case M_KEY:
             i += scan(p, &sp->key_m, s + i, n - i, &match, key_bytes, off);
+            if (match == 0) {
+                if (sp->value_start) {
+                    p->mode = M_VATTR;
+                    tp_buf_clear(&p->pending);
+                } else {
+                    value_open(p, sp);
+                }
+            }
+            break;
+        case M_VATTR:
+            i += scan(p, &sp->vattr_m, s + i, n - i, &match, vattr_bytes, off);
             if (match == 0)
                 value_open(p, sp);
             break;
@@ -725,3 +885,4 @@ const tp_format tp_fmt_minimax_m2 = {"minimax_m2", xml_feed, xml_finish};
 const tp_format tp_fmt_mimo = {"mimo", xml_feed, xml_finish};
 const tp_format tp_fmt_dots = {"dots", xml_feed, xml_finish};
 const tp_format tp_fmt_minicpm5 = {"minicpm5", xml_feed, xml_finish};
+const tp_format tp_fmt_kimi_k3 = {"kimi_k3", xml_feed, xml_finish};

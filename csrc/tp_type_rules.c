@@ -238,6 +238,17 @@ const tp_type_rules tp_rules_minicpm5 = {
     1,
 };
 
+/* kimi_k3: the model writes each value's type; a value of a type other
+ * than string is json.loads'ed (fmt_xmlparam.c asks for TP_KIND_OTHER),
+ * and is its raw text when that fails. */
+const tp_type_rules tp_rules_kimi_k3 = {
+    "kimi_k3",
+    {
+        [TP_KIND_OTHER] = TP_R_JSON,
+    },
+    1,
+};
+
 /* A format without rules of its own: a non-string value is its raw text. */
 const tp_type_rules tp_rules_plain = {"plain", {0}};
 
@@ -259,6 +270,7 @@ static const struct {
     {"mimo", &tp_rules_qwen3_coder}, /* MiMoDetector: Qwen3-Coder's conversions */
     {"dots", &tp_rules_dots},
     {"minicpm5", &tp_rules_minicpm5},
+    {"kimi_k3", &tp_rules_kimi_k3},
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)
@@ -276,7 +288,8 @@ const tp_type_rules *tp_rules_named(const char *family)
                                                    &tp_rules_minimax_m2, &tp_rules_plain,
                                                    &tp_rules_poolside_v1, &tp_rules_spark25,
                                                    &tp_rules_hunyuan, &tp_rules_dots,
-                                                   &tp_rules_minicpm5};
+                                                   &tp_rules_minicpm5,
+                                                   &tp_rules_kimi_k3};
     for (size_t i = 0; i < sizeof(ALL) / sizeof(ALL[0]); i++)
         if (strcmp(ALL[i]->family, family) == 0)
             return ALL[i];

@@ -142,6 +142,9 @@ class NativeDetectorMixin:
     # parses the whole text (every name accepted) and detect_and_parse takes
     # that parse when the tools would not have changed it (set per class)
     _tp_untyped: bool = False
+    # the builtin sends a call of any name, whatever the tools and
+    # SGLANG_FORWARD_UNKNOWN_TOOLS say (Kimi K3)
+    _tp_forwards_all: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -184,7 +187,9 @@ class NativeDetectorMixin:
         # per tool list, found by the list's identity or its content
         # (request_tools never raises: it takes what SGLang's serving layer
         # takes)
-        if forward is None:
+        if self._tp_forwards_all:
+            forward = True
+        elif forward is None:
             forward = bool(envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get())
         return _CoreParser(self._tp_format, (), compiled=request_tools(self._tp_format, tools),
                            forward_unknown=forward)
@@ -763,3 +768,22 @@ class MiniCPM5NativeDetector(NativeDetectorMixin, MiniCPM5Detector):
     _tp_format = "minicpm5"
     _tp_markers = ('<function name="',)
     parser_name = "minicpm5_native"
+
+
+# ---- Kimi K3 (issue 23): XTML, a row of the XML-parameter engine ---------------
+from sglang.srt.function_call.kimik3_detector import KimiK3Detector  # noqa: E402
+
+
+class KimiK3NativeDetector(NativeDetectorMixin, KimiK3Detector):
+    """Kimi K3 (`<|open|>tools<|sep|><|open|>call tool="NAME" index="1"<|sep|>
+    <|open|>argument key="KEY" type="string"<|sep|>VALUE<|close|>argument<|sep|>...`),
+    native core. The serving layer builds the client's call id for `kimi_k3`
+    as `{name}:{history calls + tool_index}` from the ToolCallItem, as it does
+    for SGLang's own detector. SGLang's KimiK3Detector sends a call of any
+    name (it never consults the tools): so does this one."""
+
+    _tp_format = "kimi_k3"
+    _tp_markers = ("<|open|>tools<|sep|>",)
+    _tp_token_lead = "<|"  # every token of the format begins "<|"
+    _tp_forwards_all = True
+    parser_name = "kimi_k3_native"

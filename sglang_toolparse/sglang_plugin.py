@@ -77,6 +77,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "trinity_native": ("TrinityNativeDetector", "trinity"),
     "gigachat35_native": ("GigaChat35NativeDetector", "gigachat35"),
     "minicpm5_native": ("MiniCPM5NativeDetector", "minicpm5"),
+    "kimi_k3_native": ("KimiK3NativeDetector", "kimi_k3"),
 }
 
 

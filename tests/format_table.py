@@ -387,6 +387,45 @@ TABLE["minicpm5"] = FormatSpec(
         '<function name="f">' + "".join('<param name="%s">%s</param>' % kv for kv in _TYPED_VALUES) + "</function>",
         "<function=f> <function> <function name=\"f\"",))
 
+
+_K3 = ("<|open|>tools<|sep|>", "<|close|>tools<|sep|>", '<|open|>call tool="', "<|close|>call<|sep|>",
+       '<|open|>argument key="', "<|close|>argument<|sep|>", "<|sep|>", '" type="string"<|sep|>',
+       '" type="object"<|sep|>', '" index="1"<|sep|>', "<|open|>response<|sep|>", "<|close|>response<|sep|>",
+       "<|close|>message<|sep|>", "&amp;", "&quot;")
+_K3_TYPES = {str: "string", int: "number", float: "number", bool: "boolean", dict: "object", list: "array",
+             type(None): "null"}
+
+
+def k3_attr(v: str) -> str:
+    return v.replace("&", "&amp;").replace('"', "&quot;")
+
+
+def render_kimi_k3(name: str, args, index: int = 1) -> str:
+    """Kimi K3's encoder: strings raw, other values as JSON, each with its
+    type; attribute values escaped."""
+    args = json.loads(args) if isinstance(args, str) else args
+    body = "".join('<|open|>argument key="%s" type="%s"<|sep|>%s<|close|>argument<|sep|>'
+                   % (k3_attr(k), _K3_TYPES[type(v)], v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))
+                   for k, v in args.items())
+    return '<|open|>call tool="%s" index="%d"<|sep|>%s<|close|>call<|sep|>' % (k3_attr(name), index, body)
+
+
+# The model types every value (type="..."), so with tool names only every
+# value round-trips (json_args=False: the values are not one JSON value).
+TABLE["kimi_k3"] = FormatSpec(
+    "kimi_k3", _K3, render_call=render_kimi_k3, block=lambda calls: _K3[0] + "".join(calls) + _K3[1],
+    json_args=False,
+    extra_seeds=(
+        # the reply's framing around prose, an empty tools section, a value
+        # without a closing tag, a non-JSON typed value, escaped attributes
+        "<|open|>response<|sep|>Hi<|close|>response<|sep|>" + _K3[0] + _K3[1] + "<|close|>message<|sep|>",
+        _K3[0] + '<|open|>call tool="a&amp;b" index="1"<|sep|><|open|>argument key="&quot;k" type="number"<|sep|>'
+        "NaN<|close|>argument<|sep|><|open|>argument key=\"o\" type=\"object\"<|sep|>{\"a\": [1, 2.50]}"
+        "<|close|>call<|sep|>" + _K3[1],
+        _K3[0] + '<|open|>call tool="f" index="1"<|sep|><|open|>argument key="s"<|sep|>x<|close|>tools<|sep|>tail',
+        "Use " + _K3[0] + " here. " + _K3[0] + "<|open|>call index=\"1\" tool=\"f\"<|sep|>",
+    ))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

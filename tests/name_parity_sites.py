@@ -22,13 +22,22 @@ srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'qwen' | 1
 srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'qwen25' | 1
 srt/arg_groups/serving_hook.py | handle_deprecated_args | lookup | deprecated_tool_call_parsers[cfg.tool_call_parser] | 2
 srt/arg_groups/serving_hook.py | handle_deprecated_args | passed | declare_resolution(server_args, '_handle_deprecated_args', tool_call_parser=deprecated_tool_call_parsers[cfg.tool_call_parser]) | 1
+srt/configs/kimi_k3.py | KimiK3Config | literal | 'kimi_k3' | 1
 srt/configs/step3p5.py | Step3p5Config | literal | 'step3p5' | 1
 srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._build_vision_config | literal | 'glm' | 1
 srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._flatten_and_load_videos | literal | 'glm' | 2
 srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._flatten_and_load_videos | literal | 'qwen' | 1
+srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._get_mm_grid_dim | literal | 'kimi_k3' | 1
+srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._grid_count_per_leaf | literal | 'kimi_k3' | 1
+srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._process_image_items | literal | 'kimi_k3' | 2
+srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor.get_num_tokens | literal | 'kimi_k3' | 1
+srt/disaggregation/encoder/runtime.py | _resolve_encoder_batch_policy | literal | 'kimi_k3' | 1
+srt/disaggregation/encoder/server.py | MMEncoder._build_model_mm_items | literal | 'kimi_k3' | 1
+srt/disaggregation/encoder/server.py | _build_mm_aux_data | literal | 'kimi_k3' | 1
 srt/entrypoints/engine.py | Engine.get_model_info | key | 'tool_call_parser' | 2
 srt/entrypoints/engine.py | init_tokenizer_manager | key | 'tool_call_parser' | 1
 srt/entrypoints/grpc_bridge.py | RuntimeHandle.get_model_info | key | 'tool_call_parser' | 2
+srt/entrypoints/http_server.py | _get_vlm_warmup_image_base64 | literal | 'kimi_k3' | 1
 srt/entrypoints/http_server.py | model_info | key | 'tool_call_parser' | 2
 srt/entrypoints/http_server.py | parse_function_call_request | passed | FunctionCallParser(tools=obj.tools, tool_call_parser=obj.tool_call_parser, tokenizer=get_global_state().tokenizer_manager.tokenizer) | 1
 srt/entrypoints/http_server.py | parse_function_call_request | passed | native_text_parser(obj.tool_call_parser, chat_encoding_spec=chat.chat_encoding_spec, adapter=chat.encoding_adapter) | 1
@@ -39,28 +48,39 @@ srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | compare |
 srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | literal | 'deepseekv32' | 1
 srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | literal | 'deepseekv4' | 1
 srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | literal | 'deepseekv41' | 1
+srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | literal | 'kimi_k3' | 3
+srt/entrypoints/openai/chat_encoding.py | spec_renders_prompt_ids | literal | 'kimi_k3' | 1
+srt/entrypoints/openai/chat_encoding.py | spec_supports_inline_system | literal | 'kimi_k3' | 1
 srt/entrypoints/openai/chat_encoding_adapters.py | <module> | literal | 'deepseekv4' | 1
 srt/entrypoints/openai/chat_encoding_adapters.py | <module> | literal | 'deepseekv41' | 1
 srt/entrypoints/openai/chat_encoding_adapters.py | _build_deepseek_recipe | passed | DeepSeekRecipeChatEncodingAdapter(chat_encoding_spec=ctx.chat_encoding_spec, tokenizer=ctx.tokenizer, reasoning_parser=ctx.reasoning_parser, tool_call_parser=ct | 1
 srt/entrypoints/openai/chat_encoding_adapters.py | _build_inkling | passed | InklingChatEncodingAdapter(tokenizer=ctx.tokenizer, reasoning_parser=ctx.reasoning_parser, tool_call_parser=ctx.tool_call_parser, chat_hooks=ctx.chat_hooks) | 1
 srt/entrypoints/openai/responses_tools/beam.py | BeamToolAdapter.from_request | compare | tool_call_parser not in ('beam', 'response_template') | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.__init__ | key | 'tool_call_parser' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._apply_jinja_template | literal | 'kimi_k3' | 2
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_encoding_adapter | passed | chat_encoding_adapters.ChatEncodingAdapterContext(chat_encoding_spec=self.chat_encoding_spec, tokenizer=self.tokenizer_manager.tokenizer, reasoning_parser=self. | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_response | literal | 'kimi_k3' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._convert_to_internal_request | literal | 'kimi_k3' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._encode_messages | literal | 'kimi_k3' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag | lookup | FunctionCallParser.ToolCallParserEnum.get(self.tool_call_parser) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag | passed | FunctionCallParser(tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer) | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens | literal | 'kimi_k3' | 2
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'glm47' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'kimi_k3' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'muse' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | literal | 'glm47' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | literal | 'kimi_k3' | 3
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | passed | FunctionCallParser([], self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | passed | FunctionCallParser(effective_tools, self.tool_call_parser) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | passed | FunctionCallParser(effective_tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_id | compare | self.tool_call_parser != 'kimi_k2' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_id | compare | self.tool_call_parser == 'kimi_k3' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_id | literal | 'kimi_k2' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_id | literal | 'kimi_k3' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_stream | passed | FunctionCallParser(tools=effective_tools, tool_call_parser=self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, prefix=request._response_parser_pr | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_stream | passed | FunctionCallParser(tools=effective_tools, tool_call_parser=self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=request.tool_choice, p | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_calls | passed | FunctionCallParser(tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=tool_choice, prefix=response_parser_prefix, constrained | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._reported_prompt_tokens | literal | 'kimi_k3' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._requires_response_template_detokenization | lookup | FunctionCallParser.ToolCallParserEnum.get(self.tool_call_parser) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._resolve_chat_encoding_spec | passed | chat_encoding.resolve_chat_encoding_spec(hf_config=self.tokenizer_manager.model_config.hf_config, tokenizer=self.tokenizer_manager.tokenizer, tool_call_parser=s | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._settle_response_template_stop | lookup | FunctionCallParser.ToolCallParserEnum[self.tool_call_parser] | 1
@@ -88,11 +108,13 @@ srt/parser/python_chat_template.py | <module> | literal | 'glm47' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'glm45' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k2' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k3' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3p5' | 1
 srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'glm45' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k2' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k3' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'step3p5' | 1
 srt/parser/response_template.py | tool_close_token_ids | passed | tool_close_tokens(tool_call_parser, tokenizer) | 1
 srt/parser/response_template.py | tool_close_tokens | lookup | FunctionCallParser.ToolCallParserEnum.get(tool_call_parser) | 1
@@ -113,6 +135,7 @@ srt/parser/template_detection.py | _architecture_auto_parsers | key | 'tool_call
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'deepseekv32' | 1
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'deepseekv4' | 1
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'deepseekv41' | 1
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'kimi_k3' | 3
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'minimax-m2' | 1
 srt/parser/template_detection.py | _architecture_parser_defaults | key | 'tool_call_parser' | 1
 srt/parser/template_detection.py | resolve_auto_parsers | key | 'tool_call_parser' | 5
@@ -184,7 +207,7 @@ WHY = {
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_encoding_adapter': 'hands the served name to the chat-encoding adapter (probe: recipe_startup)',
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag': 'detector class by name: ours under X; ResponseTemplateToolDetector subclass-ness equal (probe: response_template)',
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages': 'GLM-4.7 grammar constraint, muse/kimi_k3 branches, FunctionCallParser by name (probe: glm_constraint)',
-    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_id': "Kimi-K2 'functions.NAME:IDX' ids vs uuid ids (probe: tool_call_id)",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_id': "Kimi-K2 'functions.NAME:IDX' / Kimi-K3 'NAME:IDX' ids vs uuid ids (probe: tool_call_id)",
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_call_stream': 'FunctionCallParser by served name: our class under X (probe: detector)',
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_tool_calls': 'FunctionCallParser by served name: our class under X (probe: detector)',
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._requires_response_template_detokenization': 'detector class by name (probe: response_template)',
@@ -205,8 +228,8 @@ WHY = {
     'srt/function_call/function_call_parser.py | FunctionCallParser.__init__': 'the class lookup itself: ToolCallParserEnum[X] is ours in every process of a native server (probe: detector)',
     'srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status': 'gpt-oss check (keeps the final <|call|> token) and tool close tokens by served name, in the detokenizer process (probes: gpt_oss_detok, close_tokens)',
     'srt/parser/python_chat_template.py | <module>': "built-in Python chat templates declare builtin parser names for 'auto' (probe: auto)",
-    'srt/parser/reasoning_parser.py | ReasoningParser': "'glm45'/'gpt-oss' are reasoning-parser names, not the tool parser",
-    'srt/parser/reasoning_parser_names.py | <module>': "'glm45'/'gpt-oss' are reasoning-parser names, not the tool parser",
+    'srt/parser/reasoning_parser.py | ReasoningParser': "'glm45', 'kimi_k3', 'gpt-oss' are reasoning-parser names, not the tool parser",
+    'srt/parser/reasoning_parser_names.py | <module>': "'glm45', 'kimi_k3', 'gpt-oss' are reasoning-parser names, not the tool parser",
     'srt/parser/reasoning_parser.py | ReasoningParser.__init__': "'gpt-oss' is the reasoning-parser name (--reasoning-parser gpt-oss forces reasoning): chosen by its own flag, it pairs with gpt-oss_native as with gpt-oss (tests/test_harmony_serving.py)",
     'srt/parser/response_template.py | tool_close_token_ids': 'tool close tokens by name (probe: close_tokens)',
     'srt/parser/response_template.py | tool_close_tokens': 'detector class by name (probe: close_tokens, response_template)',
@@ -216,6 +239,24 @@ WHY = {
     'srt/parser/template_detection.py | resolve_auto_parsers': "'auto' detection writes a builtin name (probe: auto)",
     'srt/rust_server/config.py | _build_server_args': 'Rust server mode gets the served name X and parses with its own Rust parser: our detector is bypassed there (docs/SERVING.md)',
     'srt/server_args.py | ServerArgs.add_cli_args': '--tool-call-parser choices (the native names are accepted)',
+    # Kimi K3 (kimi_k3_native, issue 23)
+    'srt/configs/kimi_k3.py | KimiK3Config': "'kimi_k3' is the HF model_type of the config class, not the tool parser",
+    'srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._get_mm_grid_dim': "'kimi_k3' is a model_type for image preprocessing, not the tool parser",
+    'srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._grid_count_per_leaf': "'kimi_k3' is a model_type for image preprocessing, not the tool parser",
+    'srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._process_image_items': "'kimi_k3' is a model_type for image preprocessing, not the tool parser",
+    'srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor.get_num_tokens': "'kimi_k3' is a model_type for image preprocessing, not the tool parser",
+    'srt/disaggregation/encoder/runtime.py | _resolve_encoder_batch_policy': "'kimi_k3' is a model_type (encoder batching), not the tool parser",
+    'srt/disaggregation/encoder/server.py | MMEncoder._build_model_mm_items': "'kimi_k3' is a model_type (image items), not the tool parser",
+    'srt/disaggregation/encoder/server.py | _build_mm_aux_data': "'kimi_k3' is a model_type (image items), not the tool parser",
+    'srt/entrypoints/http_server.py | _get_vlm_warmup_image_base64': "'kimi_k3' is a model_type (warm-up image), not the tool parser",
+    'srt/entrypoints/openai/chat_encoding.py | spec_renders_prompt_ids': "compares the chat-encoding spec, resolved from the served name X (probe: encoding_spec)",
+    'srt/entrypoints/openai/chat_encoding.py | spec_supports_inline_system': "compares the chat-encoding spec, resolved from the served name X (probe: encoding_spec)",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._apply_jinja_template': "compares the chat-encoding spec, resolved from the served name X (probe: encoding_spec)",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_response': "compares the chat-encoding spec, resolved from the served name X (probe: encoding_spec)",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._convert_to_internal_request': "compares the chat-encoding spec, resolved from the served name X (probe: encoding_spec)",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._encode_messages': "compares the chat-encoding spec, resolved from the served name X (probe: encoding_spec)",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens': "compares the reasoning parser name and the chat-encoding spec (from the served name X; probe: encoding_spec)",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._reported_prompt_tokens': "compares the chat-encoding spec, resolved from the served name X (probe: encoding_spec)",
     'srt/configs/iquest_q1.py | IQuestQ1Config': "'iquest_q1' is the HF model_type of the config class, not the tool parser",
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request': "compares the REASONING parser with 'iquest_q1'/'hunyuan' (self.reasoning_parser), not the tool parser",
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled': "compares the REASONING parser with 'iquest_q1'/'hunyuan', not the tool parser",

@@ -38,9 +38,9 @@ OURS = "sglang_toolparse.sglang_adapter"
 # there); rows of other branches join by name when NATIVE_NAMES has them
 BRANCHES = {
     "glm_constraint": ("glm47",),
-    "encoding_spec": ("deepseekv32", "deepseekv4", "deepseekv41"),
+    "encoding_spec": ("deepseekv32", "deepseekv4", "deepseekv41", "kimi_k3"),
     "recipe_startup": ("deepseekv4", "deepseekv41"),
-    "tool_call_id": ("kimi_k2",),
+    "tool_call_id": ("kimi_k2", "kimi_k3"),
     "gpt_oss_detok": ("gpt-oss",),
 }
 # everything the serving layer decides except which class parses

@@ -196,7 +196,8 @@ def test_shortcuts_give_what_a_full_parse_gives(name):
     fmt = cls._tp_format
     _, tools = _fcp()
     for text in _oneshot_texts(fmt):
-        events = _core.StreamParser(fmt, (), compiled=per_request.request_tools(fmt, tools)).parse_all(text)
+        events = _core.StreamParser(fmt, (), compiled=per_request.request_tools(fmt, tools),
+                                    forward_unknown=cls._tp_forwards_all).parse_all(text)
         want = ("".join(ev.text for ev in events if type(ev) is Text), _calls_as_sglang(events))
         for ask_first in (False, True):
             d = cls()
@@ -280,8 +281,8 @@ def test_text_without_the_token_lead_is_all_text(name):
     tried = 0
     for _ in range(3000):
         text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 12)))
-        if lead in text:
-            continue
+        while lead in text:  # the lead's last character removed where it forms it
+            text = text.replace(lead, lead[:-1])
         tried += 1
         events = _core.StreamParser(fmt, None).parse_all(text)
         assert [type(ev) for ev in events] == [Text] * len(events) and "".join(ev.text for ev in events) == text, text

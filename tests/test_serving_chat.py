@@ -143,6 +143,17 @@ _GPT_OSS = (
 )
 _HARMONY_SPECIAL = ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>")
 
+
+_KIMI_K3 = (
+    "<|open|>response<|sep|>" + PROSE + "<|close|>response<|sep|><|open|>tools<|sep|>"
+    '<|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="city" type="string"<|sep|>Paris'
+    '<|close|>argument<|sep|><|open|>argument key="days" type="number"<|sep|>3<|close|>argument<|sep|>'
+    '<|close|>call<|sep|><|open|>call tool="get_weather" index="2"<|sep|>'
+    '<|open|>argument key="city" type="string"<|sep|>São Paulo ☀<|close|>argument<|sep|>'
+    '<|open|>argument key="days" type="number"<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|>'
+    "<|close|>tools<|sep|>"
+)
+
 # builtin parser name -> model output in that format (PROSE + EXPECTED_CALLS)
 CANNED = {
     "qwen3_coder": _QWEN3_CODER,
@@ -161,6 +172,7 @@ CANNED = {
     "deepseekv41": _dsml(" calls", " invoke", " parameter"),
     "kimi_k2": _KIMI,
     "gpt-oss": _GPT_OSS,
+    "kimi_k3": _KIMI_K3,
 }
 
 # builtin names whose serving path cannot be driven with the stub model; their
@@ -205,6 +217,7 @@ SPECIAL_TOKENS = {
     "kimi_k2": ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>",
                 "<|tool_call_end|>", "<|tool_call_argument_begin|>"),
     "gpt-oss": _HARMONY_SPECIAL,
+    "kimi_k3": ("<|open|>", "<|close|>", "<|sep|>"),
 }
 
 

@@ -218,6 +218,29 @@ def render_minicpm5(prose: str, calls: Sequence[Call]) -> str:
     return (prose + "\n" if prose else "") + "\n".join(blocks)
 
 
+_K3_TYPES = {str: "string", bool: "boolean", int: "number", float: "number", dict: "object", list: "array",
+             type(None): "null"}
+
+
+def _k3_attr(v: str) -> str:
+    return v.replace("&", "&amp;").replace('"', "&quot;")
+
+
+def render_kimi_k3(prose: str, calls: Sequence[Call]) -> str:
+    """Kimi K3 (XTML): `<|open|>response<|sep|>PROSE<|close|>response<|sep|><|open|>tools<|sep|>
+    <|open|>call tool="NAME" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>
+    ...<|close|>call<|sep|><|close|>tools<|sep|>`: strings raw, other values as JSON."""
+    out = "<|open|>response<|sep|>%s<|close|>response<|sep|>" % prose if prose else ""
+    if not calls:
+        return out
+    body = "".join(
+        '<|open|>call tool="%s" index="%d"<|sep|>%s<|close|>call<|sep|>' % (_k3_attr(n), i + 1, "".join(
+            '<|open|>argument key="%s" type="%s"<|sep|>%s<|close|>argument<|sep|>'
+            % (_k3_attr(k), _K3_TYPES.get(type(v), "string"), _glm_value(v)) for k, v in a.items()))
+        for i, (n, a) in enumerate(calls))
+    return out + "<|open|>tools<|sep|>" + body + "<|close|>tools<|sep|>"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -242,6 +265,7 @@ RENDERERS: Dict[str, Renderer] = {
     "trinity": render_qwen25,  # Qwen2.5's template
     "gigachat35": _dsml("tool_calls", "invoke", "parameter", "\uff5cGCML\uff5c"),
     "minicpm5": render_minicpm5,
+    "kimi_k3": render_kimi_k3,
 }
 
 
@@ -387,6 +411,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "mimo": ("<tool_call>", "</tool_call>"),
     "dots": ("<dots_function_call>", "</dots_function_call>"),
     "trinity": ("<tool_call>", "</tool_call>", "<think>", "</think>"),
+    "kimi_k3": ("<|open|>", "<|close|>", "<|sep|>"),
 }
 
 
