@@ -101,5 +101,6 @@ int tp_fmt_kimi_init(void);
 extern const tp_format tp_fmt_qwen3_coder;
 extern const tp_format tp_fmt_minimax_m2;
 int tp_fmt_xmlparam_init(void);
+extern const tp_format tp_fmt_llama3; /* fmt_jsontag.c */
 
 #endif

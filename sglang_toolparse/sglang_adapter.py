@@ -349,3 +349,16 @@ class MinimaxM2NativeDetector(NativeDetectorMixin, MinimaxM2Detector):
     _tp_format = "minimax_m2"
     _tp_markers = ("<minimax:tool_call>",)
     parser_name = "minimax-m2_native"
+
+
+# ---- Llama 3.1 / 3.2 / 3.3 (issue 22): JSON objects, `;` between calls ------
+from sglang.srt.function_call.llama32_detector import Llama32Detector  # noqa: E402
+
+
+class Llama3NativeDetector(NativeDetectorMixin, Llama32Detector):
+    """Llama 3.x (`<|python_tag|>{"name": ..., "parameters": {...}}; {...}`, or
+    the object first in the output), native core (a row of fmt_jsontag.c)."""
+
+    _tp_format = "llama3"
+    _tp_markers = ("<|python_tag|>", "{")
+    parser_name = "llama3_native"

@@ -65,6 +65,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "qwen3_coder_native": ("Qwen3CoderNativeDetector", "qwen3_coder"),
     "step3p5_native": ("Qwen3CoderNativeDetector", "step3p5"),
     "minimax-m2_native": ("MinimaxM2NativeDetector", "minimax-m2"),
+    "llama3_native": ("Llama3NativeDetector", "llama3"),
 }
 
 

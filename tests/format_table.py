@@ -225,6 +225,18 @@ TABLE["kimi_k2"] = FormatSpec(
         _KIMI[0] + _KIMI[2] + "functions.f" + _KIMI[4] + "{}" + _KIMI[2] + "functions.f:1" + _KIMI[3] + _KIMI[1],
     ))
 
+_PT = "<|python_tag|>"
+TABLE["llama3"] = FormatSpec(
+    "llama3", (_PT, ";", '"name"', '"parameters"', '"arguments"', "; {"),
+    render_call=lambda n, a: '{"name": %s, "parameters": %s}' % (json.dumps(n, ensure_ascii=False), a),
+    block=lambda calls: _PT + "; ".join(calls),
+    extra_seeds=(
+        '{"name": "f", "parameters": {"a": 1}};{"parameters": {}, "name": "search"} ; tail',
+        "{x} is a set; {\"name\"",
+        _PT + 'brave_search.call(query="x")',
+        '{"name": "f", oops} ' + _PT + '{"name": "f"}; ;{ ',
+    ))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

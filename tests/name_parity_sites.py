@@ -80,6 +80,7 @@ srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._responses_
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._uses_required_tool_json | passed | FunctionCallParser(chat_tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=tool_choice) | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses.create_responses | passed | BeamToolAdapter.from_request(request, tool_call_parser=self.tool_call_parser) | 1
 srt/function_call/function_call_parser.py | FunctionCallParser.__init__ | lookup | self.ToolCallParserEnum.get(tool_call_parser) | 1
+srt/layers/rotary_embedding/factory.py | get_rope | literal | 'llama3' | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | compare | get_serving().tool_call_parser == 'gpt-oss' | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | passed | tool_close_token_ids(get_serving().tool_call_parser, self.tokenizer) | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm45' | 1
@@ -115,6 +116,7 @@ srt/rust_server/config.py | _build_server_args | passed | ext.ServerArgs(model_p
 srt/server_args.py | ServerArgs.add_cli_args | key | 'tool_call_parser' | 1
 srt/utils/hf_transformers/common.py | <module> | literal | 'kimi_k2' | 1
 srt/utils/hf_transformers/common.py | _KimiK2ConfigAlias | literal | 'kimi_k2' | 1
+srt/utils/hf_transformers/common.py | get_context_length | literal | 'llama3' | 1
 """
 
 # "file | enclosing function" -> why X_native behaves as X there
@@ -173,4 +175,6 @@ WHY = {
     'srt/parser/template_detection.py | resolve_auto_parsers': "'auto' detection writes a builtin name (probe: auto)",
     'srt/rust_server/config.py | _build_server_args': 'Rust server mode gets the served name X and parses with its own Rust parser: our detector is bypassed there (docs/SERVING.md)',
     'srt/server_args.py | ServerArgs.add_cli_args': '--tool-call-parser choices (the native names are accepted)',
+    'srt/layers/rotary_embedding/factory.py | get_rope': "'llama3' is a RoPE scaling type, not the tool parser",
+    'srt/utils/hf_transformers/common.py | get_context_length': "'llama3' is a RoPE scaling type (context length), not the tool parser",
 }

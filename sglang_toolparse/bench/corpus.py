@@ -156,6 +156,14 @@ def render_minimax_m2(prose: str, calls: Sequence[Call]) -> str:
     return (prose + "\n" if prose else "") + "<minimax:tool_call>\n" + invokes + "</minimax:tool_call>"
 
 
+def render_llama3(prose: str, calls: Sequence[Call]) -> str:
+    """Llama 3.x: `<|python_tag|>{"name": ..., "parameters": ...}; {...}` (the
+    tag lets prose come first; without prose the models also write the bare object)."""
+    if not calls:
+        return prose
+    return prose + "<|python_tag|>" + "; ".join(_dumps({"name": n, "parameters": a}) for n, a in calls)
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -169,6 +177,7 @@ RENDERERS: Dict[str, Renderer] = {
     "hermes": render_hermes,
     "glm45": render_glm45,
     "glm47": render_glm47,
+    "llama3": render_llama3,
 }
 
 
@@ -305,6 +314,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "deepseekv3": _DS_TOKENS,
     "deepseekv31": _DS_TOKENS,
     "kimi_k2": _KIMI_SECTION + _KIMI_CALL,
+    "llama3": ("<|python_tag|>",),
 }
 
 
