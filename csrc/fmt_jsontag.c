@@ -126,8 +126,7 @@ static void broken(tp_parser *p, const jt_row *w, int code, uint64_t off)
     tp_buf_shrink(&p->pending, 0);
     p->mode = w->end_tag ? M_SKIP : M_RESYNC;
     p->node = 0;
-    p->resync_depth = 1 + (j && tp_json_failed(j) ? j->depth : 0);
-    p->resync_str = j && tp_json_failed(j) && j->err_in_str;
+    tp_resync_start(p, j, 1); /* the call object encloses the value */
 }
 
 static int key_is(const tp_parser *p, const char *k)
@@ -242,28 +241,13 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
                 p->mode = M_TEXT;
             }
             break;
-        case M_RESYNC: {
-            size_t k = i;
-            for (; k < n && p->resync_depth; k++) {
-                uint8_t c = s[k];
-                if (p->resync_str == 2)
-                    p->resync_str = 1;
-                else if (p->resync_str)
-                    p->resync_str = c == '\\' ? 2 : c != '"';
-                else if (c == '"')
-                    p->resync_str = 1;
-                else if (c == '{' || c == '[')
-                    p->resync_depth++;
-                else if (c == '}' || c == ']')
-                    p->resync_depth--;
-            }
-            i = k;
+        case M_RESYNC:
+            i += tp_resync(p, s + i, n - i);
             if (!p->resync_depth) {
                 p->after_call = 1;
                 p->mode = M_SEP;
             }
             break;
-        }
         case M_SEMI:
         case M_BARE:
             if (tp_is_ws(s[i]) && p->pending.len < TP_WS_HOLD_MAX &&

@@ -18,6 +18,7 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_qwen3_coder,
     &tp_fmt_minimax_m2,
     &tp_fmt_llama3,
+    &tp_fmt_mistral,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];

@@ -362,3 +362,18 @@ class Llama3NativeDetector(NativeDetectorMixin, Llama32Detector):
     _tp_format = "llama3"
     _tp_markers = ("<|python_tag|>", "{")
     parser_name = "llama3_native"
+
+
+# ---- Mistral v11+ (issue 22): [TOOL_CALLS]NAME[ARGS]{...} -------------------
+from sglang.srt.function_call.mistral_detector import MistralDetector  # noqa: E402
+
+
+class MistralNativeDetector(NativeDetectorMixin, MistralDetector):
+    """Mistral Small/Medium/Large 3.x, Devstral, Magistral (v11+ tokenizers:
+    `[TOOL_CALLS]NAME[ARGS]{...}`, `[CALL_ID]ID` before `[ARGS]` where the
+    tokenizer writes ids), native core (a row of fmt_deepseek.c). The pre-v11
+    array form `[TOOL_CALLS][{...}]` is not read natively (it stays text)."""
+
+    _tp_format = "mistral"
+    _tp_markers = ("[TOOL_CALLS]",)
+    parser_name = "mistral_native"

@@ -66,6 +66,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "step3p5_native": ("Qwen3CoderNativeDetector", "step3p5"),
     "minimax-m2_native": ("MinimaxM2NativeDetector", "minimax-m2"),
     "llama3_native": ("Llama3NativeDetector", "llama3"),
+    "mistral_native": ("MistralNativeDetector", "mistral"),
 }
 
 

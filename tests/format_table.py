@@ -237,6 +237,16 @@ TABLE["llama3"] = FormatSpec(
         '{"name": "f", oops} ' + _PT + '{"name": "f"}; ;{ ',
     ))
 
+_MISTRAL = ("[TOOL_CALLS]", "[ARGS]", "[CALL_ID]")
+TABLE["mistral"] = FormatSpec(
+    "mistral", _MISTRAL + ("[{", "]"),
+    render_call=lambda n, a: "[TOOL_CALLS]%s[ARGS]%s" % (n, a),
+    extra_seeds=(
+        "See [1] and a[0]. [TOOL_CALLS]f[CALL_ID]a1B2c3D4e[ARGS]{\"a\": [1]}[TOOL_CALLS] search [ARGS] {} ] tail",
+        '[TOOL_CALLS] [{"name": "f", "arguments": {}}] [TOOL_CALLS]nope[ARGS]{"x": "]"}[TOOL_CALLS]f[ARGS]oops',
+        "[TOOL_CALLS]f[TOOL_CALLS]f[CALL_ID][CALL_ID]x[ARGS]{\"s\": \"\x01\"}]}]x",
+    ))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

@@ -14,7 +14,9 @@ SGLANG_VERSION = '0.5.23'
 SITES = """
 api/v1/api_types.py | decode_GetModelInfoResponse | key | 'tool_call_parser' | 2
 api/v1/api_types.py | encode_GetModelInfoResponse | key | 'tool_call_parser' | 1
+srt/arg_groups/choices.py | <module> | literal | 'mistral' | 1
 srt/arg_groups/field_order.py | <module> | key | 'tool_call_parser' | 1
+srt/arg_groups/model_path_hook.py | handle_load_format | literal | 'mistral' | 1
 srt/arg_groups/serving_hook.py | handle_deprecated_args | compare | cfg.tool_call_parser in deprecated_tool_call_parsers | 1
 srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'glm' | 1
 srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'glm45' | 1
@@ -22,6 +24,7 @@ srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'qwen' | 1
 srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'qwen25' | 1
 srt/arg_groups/serving_hook.py | handle_deprecated_args | lookup | deprecated_tool_call_parsers[cfg.tool_call_parser] | 2
 srt/arg_groups/serving_hook.py | handle_deprecated_args | passed | declare_resolution(server_args, '_handle_deprecated_args', tool_call_parser=deprecated_tool_call_parsers[cfg.tool_call_parser]) | 1
+srt/configs/load_config.py | LoadFormat | literal | 'mistral' | 1
 srt/configs/step3p5.py | Step3p5Config | literal | 'step3p5' | 1
 srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._build_vision_config | literal | 'glm' | 1
 srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._flatten_and_load_videos | literal | 'glm' | 2
@@ -46,8 +49,10 @@ srt/entrypoints/openai/chat_encoding_adapters.py | _build_inkling | passed | Ink
 srt/entrypoints/openai/responses_tools/beam.py | BeamToolAdapter.from_request | compare | tool_call_parser not in ('beam', 'response_template') | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.__init__ | key | 'tool_call_parser' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_encoding_adapter | passed | chat_encoding_adapters.ChatEncodingAdapterContext(chat_encoding_spec=self.chat_encoding_spec, tokenizer=self.tokenizer_manager.tokenizer, reasoning_parser=self. | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'mistral' | 2
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag | lookup | FunctionCallParser.ToolCallParserEnum.get(self.tool_call_parser) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag | passed | FunctionCallParser(tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer) | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens | literal | 'mistral' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'glm47' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'kimi_k3' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'muse' | 1
@@ -67,9 +72,11 @@ srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._settle_response_temp
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._settle_response_template_stop | passed | tool_close_tokens(self.tool_call_parser, tokenizer) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._template_turn_grammar | lookup | FunctionCallParser.ToolCallParserEnum.get(self.tool_call_parser) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._tool_call_parsing_active | lookup | FunctionCallParser.ToolCallParserEnum[self.tool_call_parser] | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'mistral' | 2
 srt/entrypoints/openai/serving_deepseek_recipe.py | DeepSeekRecipeChatEncodingAdapter.__init__ | compare | tool_call_parser == tool_name | 1
 srt/entrypoints/openai/serving_deepseek_recipe.py | DeepSeekRecipeChatEncodingAdapter.__init__ | compare | tool_call_parser not in (None, tool_name) | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._construct_input_messages | passed | self._normalize_response_message_for_chat(input_item, tool_call_parser=self.tool_call_parser) | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request | literal | 'mistral' | 2
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._normalize_response_message_for_chat | compare | tool_call_parser == 'muse' | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._output_items | compare | self.tool_call_parser == 'muse' | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._parse_text_output | passed | FunctionCallParser(chat_tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=tool_choice, prefix=request._response_parser_prefi | 1
@@ -83,13 +90,17 @@ srt/function_call/function_call_parser.py | FunctionCallParser.__init__ | lookup
 srt/layers/rotary_embedding/factory.py | get_rope | literal | 'llama3' | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | compare | get_serving().tool_call_parser == 'gpt-oss' | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | passed | tool_close_token_ids(get_serving().tool_call_parser, self.tokenizer) | 1
+srt/parser/conversation.py | <module> | literal | 'mistral' | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm45' | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm47' | 1
+srt/parser/reasoning_parser.py | MistralDetector.__init__ | literal | 'mistral' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'glm45' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k2' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'mistral' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3p5' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'glm45' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k2' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'mistral' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'step3p5' | 1
 srt/parser/response_template.py | tool_close_token_ids | passed | tool_close_tokens(tool_call_parser, tokenizer) | 1
 srt/parser/response_template.py | tool_close_tokens | lookup | FunctionCallParser.ToolCallParserEnum.get(tool_call_parser) | 1
@@ -102,6 +113,7 @@ srt/parser/template_detection.py | <module> | literal | 'glm45' | 5
 srt/parser/template_detection.py | <module> | literal | 'glm47' | 2
 srt/parser/template_detection.py | <module> | literal | 'kimi_k2' | 4
 srt/parser/template_detection.py | <module> | literal | 'minimax-m2' | 1
+srt/parser/template_detection.py | <module> | literal | 'mistral' | 5
 srt/parser/template_detection.py | <module> | literal | 'qwen' | 2
 srt/parser/template_detection.py | <module> | literal | 'qwen3_coder' | 2
 srt/parser/template_detection.py | <module> | literal | 'step3p5' | 4
@@ -111,12 +123,17 @@ srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'deeps
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'deepseekv41' | 1
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'minimax-m2' | 1
 srt/parser/template_detection.py | _architecture_parser_defaults | key | 'tool_call_parser' | 1
+srt/parser/template_detection.py | _is_mistral | literal | 'mistral' | 1
 srt/parser/template_detection.py | resolve_auto_parsers | key | 'tool_call_parser' | 5
 srt/rust_server/config.py | _build_server_args | passed | ext.ServerArgs(model_path=get_model().model_path, served_model_name=get_serving().served_model_name, tokenizer_path=scheduler.rust_server_tokenizer_path(), revi | 1
 srt/server_args.py | ServerArgs.add_cli_args | key | 'tool_call_parser' | 1
 srt/utils/hf_transformers/common.py | <module> | literal | 'kimi_k2' | 1
 srt/utils/hf_transformers/common.py | _KimiK2ConfigAlias | literal | 'kimi_k2' | 1
 srt/utils/hf_transformers/common.py | get_context_length | literal | 'llama3' | 1
+srt/utils/hf_transformers/config.py | MistralModelConfigParser | literal | 'mistral' | 1
+srt/utils/hf_transformers/config.py | get_config | literal | 'mistral' | 1
+srt/utils/hf_transformers/mistral_utils.py | adapt_config_dict | literal | 'mistral' | 2
+srt/utils/hf_transformers/mistral_utils.py | is_mistral_model | literal | 'mistral' | 1
 """
 
 # "file | enclosing function" -> why X_native behaves as X there
@@ -177,4 +194,18 @@ WHY = {
     'srt/server_args.py | ServerArgs.add_cli_args': '--tool-call-parser choices (the native names are accepted)',
     'srt/layers/rotary_embedding/factory.py | get_rope': "'llama3' is a RoPE scaling type, not the tool parser",
     'srt/utils/hf_transformers/common.py | get_context_length': "'llama3' is a RoPE scaling type (context length), not the tool parser",
+    'srt/arg_groups/choices.py | <module>': "'mistral' is a --load-format choice, not the tool parser",
+    'srt/arg_groups/model_path_hook.py | handle_load_format': "'mistral' is a load format (Mistral-native checkpoints), not the tool parser",
+    'srt/configs/load_config.py | LoadFormat': "'mistral' is a LoadFormat member, not the tool parser",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request': "'mistral' is a reasoning-toggle mode (reasoning_effort), not the tool parser",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens': "compares the reasoning parser with 'mistral', not the tool parser",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled': "'mistral' is a reasoning-toggle special case, not the tool parser",
+    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request': "'mistral' is a reasoning-toggle mode, not the tool parser",
+    'srt/parser/conversation.py | <module>': "'mistral' is a chat-template (conversation) name, not the tool parser",
+    'srt/parser/reasoning_parser.py | MistralDetector.__init__': "the reasoning detector's own name, not the tool parser",
+    'srt/parser/template_detection.py | _is_mistral': "reasoning-toggle special case used by the 'auto' rules (probe: auto)",
+    'srt/utils/hf_transformers/config.py | MistralModelConfigParser': "'mistral' is a model-config parser name, not the tool parser",
+    'srt/utils/hf_transformers/config.py | get_config': "'mistral' is a model-config parser name, not the tool parser",
+    'srt/utils/hf_transformers/mistral_utils.py | adapt_config_dict': "'mistral' is an HF model_type, not the tool parser",
+    'srt/utils/hf_transformers/mistral_utils.py | is_mistral_model': "'mistral' is a checkpoint format check, not the tool parser",
 }

@@ -164,6 +164,11 @@ def render_llama3(prose: str, calls: Sequence[Call]) -> str:
     return prose + "<|python_tag|>" + "; ".join(_dumps({"name": n, "parameters": a}) for n, a in calls)
 
 
+def render_mistral(prose: str, calls: Sequence[Call]) -> str:
+    """Mistral v11+: `[TOOL_CALLS]NAME[ARGS]{...}` per call (mistral-common's encoding)."""
+    return prose + "".join("[TOOL_CALLS]%s[ARGS]%s" % (n, _dumps(a)) for n, a in calls)
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -178,6 +183,7 @@ RENDERERS: Dict[str, Renderer] = {
     "glm45": render_glm45,
     "glm47": render_glm47,
     "llama3": render_llama3,
+    "mistral": render_mistral,
 }
 
 
@@ -315,6 +321,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "deepseekv31": _DS_TOKENS,
     "kimi_k2": _KIMI_SECTION + _KIMI_CALL,
     "llama3": ("<|python_tag|>",),
+    "mistral": ("[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"),
 }
 
 
