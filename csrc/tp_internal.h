@@ -110,5 +110,7 @@ extern const tp_format tp_fmt_minimax_m2;
 int tp_fmt_xmlparam_init(void);
 extern const tp_format tp_fmt_llama3; /* fmt_jsontag.c */
 extern const tp_format tp_fmt_mistral; /* fmt_deepseek.c */
+extern const tp_format tp_fmt_pythonic;
+int tp_fmt_pythonic_init(void);
 
 #endif

@@ -19,6 +19,7 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_minimax_m2,
     &tp_fmt_llama3,
     &tp_fmt_mistral,
+    &tp_fmt_pythonic,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];
@@ -31,7 +32,8 @@ int tp_global_init(void)
     if (tp_fmt_jsontag_init())
         return -1;
     if (tp_fmt_glm_init() || tp_fmt_deepseek_init() || tp_fmt_dsml_init() ||
-        tp_fmt_kimi_init() || tp_fmt_xmlparam_init())
+        tp_fmt_kimi_init() || tp_fmt_xmlparam_init() ||
+        tp_fmt_pythonic_init())
         return -1;
     for (size_t i = 0; i < NFORMATS; i++)
         FORMAT_NAMES[i] = FORMATS[i]->name;

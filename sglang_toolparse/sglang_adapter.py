@@ -377,3 +377,17 @@ class MistralNativeDetector(NativeDetectorMixin, MistralDetector):
     _tp_format = "mistral"
     _tp_markers = ("[TOOL_CALLS]",)
     parser_name = "mistral_native"
+
+
+# ---- Pythonic (Llama 4; issue 22): [f(a=1, b="x"), g()] ----------------------
+from sglang.srt.function_call.pythonic_detector import PythonicDetector  # noqa: E402
+
+
+class PythonicNativeDetector(NativeDetectorMixin, PythonicDetector):
+    """Llama 4 Scout/Maverick and pythonic Llama 3.2 prompts
+    (`[f(a=1, b="x"), g()]`, Python literals converted to JSON as SGLang's
+    `ast` conversion does, strings streamed), native core (fmt_pythonic.c)."""
+
+    _tp_format = "pythonic"
+    _tp_markers = ("[",)
+    parser_name = "pythonic_native"

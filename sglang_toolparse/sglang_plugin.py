@@ -67,6 +67,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "minimax-m2_native": ("MinimaxM2NativeDetector", "minimax-m2"),
     "llama3_native": ("Llama3NativeDetector", "llama3"),
     "mistral_native": ("MistralNativeDetector", "mistral"),
+    "pythonic_native": ("PythonicNativeDetector", "pythonic"),
 }
 
 

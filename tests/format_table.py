@@ -247,6 +247,33 @@ TABLE["mistral"] = FormatSpec(
         "[TOOL_CALLS]f[TOOL_CALLS]f[CALL_ID][CALL_ID]x[ARGS]{\"s\": \"\x01\"}]}]x",
     ))
 
+
+
+def _py_literal(v) -> str:
+    """Python literal syntax of a JSON value (what pythonic models write)."""
+    if isinstance(v, dict):
+        return "{" + ", ".join("%r: %s" % (k, _py_literal(x)) for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_py_literal(x) for x in v) + "]"
+    return repr(v)
+
+
+def _render_pythonic(name: str, args: str) -> str:
+    a = json.loads(args)
+    if not isinstance(a, dict):  # not expressible as keywords: a positional value (malformed)
+        return "%s(%s)" % (name, _py_literal(a))
+    return "%s(%s)" % (name, ", ".join("%s=%s" % (k, _py_literal(v)) for k, v in a.items()))
+
+
+TABLE["pythonic"] = FormatSpec(
+    "pythonic", ("[", "]", "(", ")", "=", "<|python_start|>", "<|python_end|>", "'", "\\x", "r'", "True", "None"),
+    render_call=_render_pythonic, block=lambda calls: "[" + ", ".join(calls) + "]", json_args=False,
+    extra_seeds=(
+        "See [1] and [note(s)]. [f(a='x\\'y', b=[1, -2.5e3, None], c={'k': (1,)}), search(q=r'\\d' \"z\")] after [",
+        "[f(a=1_000, b=0x1F, c=007, d=1e999, e=b'x', f=f'{x}'), f(), nope(z=[1, ')'])]",
+        "<|python_start|>[f(a='\\x41\\u00e9\\N{DASH}'), f(a=\"open",
+    ))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

@@ -169,6 +169,23 @@ def render_mistral(prose: str, calls: Sequence[Call]) -> str:
     return prose + "".join("[TOOL_CALLS]%s[ARGS]%s" % (n, _dumps(a)) for n, a in calls)
 
 
+def _py_literal(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{" + ", ".join("%r: %s" % (k, _py_literal(x)) for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_py_literal(x) for x in v) + "]"
+    return repr(v)
+
+
+def render_pythonic(prose: str, calls: Sequence[Call]) -> str:
+    """Pythonic (Llama 4): `[NAME(K=V, ...), ...]`, values as Python literals."""
+    if not calls:
+        return prose
+    body = ", ".join("%s(%s)" % (n, ", ".join("%s=%s" % (k, _py_literal(v)) for k, v in a.items()))
+                     for n, a in calls)
+    return (prose + " " if prose else "") + "[" + body + "]"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -184,6 +201,7 @@ RENDERERS: Dict[str, Renderer] = {
     "glm47": render_glm47,
     "llama3": render_llama3,
     "mistral": render_mistral,
+    "pythonic": render_pythonic,
 }
 
 
