@@ -129,8 +129,10 @@ static size_t scan_into(tp_parser *p, const tp_matcher *m, const uint8_t *s, siz
     return r.consumed;
 }
 
-static void begin_call(tp_parser *p, uint64_t off)
+static void begin_call(tp_parser *p, const ds_row *w, uint64_t off)
 {
+    if (!p->raw_on) /* (a block's first call: recorded from the block's token) */
+        tp_raw_begin(p, w->call_begin, strlen(w->call_begin), (size_t)(off - p->base));
     p->call_off = off; /* where the head starts: limit errors go there */
     p->mode = E_HEAD;
     p->node = 0;
@@ -142,16 +144,18 @@ static void begin_call(tp_parser *p, uint64_t off)
 
 static void call_over(tp_parser *p)
 {
+    tp_raw_end(p); /* no call is open */
     p->mode = p->first ? E_BLOCK : E_TEXT;
     p->node = 0;
     p->after_call = 1;
 }
 
 /* A marker (C_* role) seen where the call was not complete. */
-static void interrupted(tp_parser *p, int role, uint64_t off)
+static void interrupted(tp_parser *p, const ds_row *w, int role, uint64_t off)
 {
+    tp_raw_end(p); /* the interrupted call was reported */
     if (role == C_CALL_BEGIN) {
-        begin_call(p, off);
+        begin_call(p, w, off);
     } else if (role == C_CALLS_END) {
         p->first = 0;
         call_over(p);
@@ -162,6 +166,7 @@ static void interrupted(tp_parser *p, int role, uint64_t off)
 
 static void skip_call(tp_parser *p)
 {
+    tp_raw_end(p); /* the call was dropped (and reported) */
     p->mode = E_SKIP;
     p->node = 0;
 }
@@ -209,6 +214,7 @@ static void args_start(tp_parser *p)
  * it; one without validates the arguments and drops them */
 static void not_accepted(tp_parser *p, const ds_row *w)
 {
+    tp_raw_end(p); /* (tp_call_open's refusal ended it already) */
     if (w->call_end) {
         skip_call(p);
     } else {
@@ -224,6 +230,7 @@ static void not_accepted(tp_parser *p, const ds_row *w)
 static void head_too_long(tp_parser *p, const ds_row *w, int match, uint64_t off)
 {
     int role = role_of(w->head_role, match);
+    tp_raw_end(p); /* the call was reported */
     if (match < 0) {
         /* keep a partial marker: E_SKIP must see it complete */
         tp_matcher_switch(p, &w->head_m, &w->block_m);
@@ -231,7 +238,7 @@ static void head_too_long(tp_parser *p, const ds_row *w, int match, uint64_t off
     } else if (role == C_SEP || role == C_ID || role == C_NOT_CALL) {
         skip_call(p); /* as E_SKIP would have read it */
     } else {
-        interrupted(p, role, off);
+        interrupted(p, w, role, off);
     }
 }
 
@@ -266,14 +273,16 @@ static void ds_feed(tp_parser *p, const ds_row *w, const uint8_t *s, size_t n)
             i += tp_scan_text(p, &w->text_m, s + i, n - i, &match);
             int role = role_of(w->text_role, match);
             if (role == T_CALLS_BEGIN) {
+                tp_raw_begin(p, w->calls_begin, strlen(w->calls_begin), i);
                 tp_text_call_starts(p);
                 p->first = 1;
                 p->mode = E_BLOCK;
             } else if (role == T_CALL_BEGIN) {
+                tp_raw_begin(p, w->call_begin, strlen(w->call_begin), i);
                 if (!w->not_call) /* else held until the head shows a call */
                     tp_text_call_starts(p);
                 p->first = 0;
-                begin_call(p, p->base + i);
+                begin_call(p, w, p->base + i);
             } /* stray end markers are markup: dropped */
             break;
         }
@@ -283,7 +292,7 @@ static void ds_feed(tp_parser *p, const ds_row *w, const uint8_t *s, size_t n)
             i += tp_scan_skip(p, &w->block_m, s + i, n - i, &match, &junk, &junk_at);
             int role = role_of(w->block_role, match);
             if (role == C_CALL_BEGIN) {
-                begin_call(p, p->base + i);
+                begin_call(p, w, p->base + i);
             } else if (role == C_CALLS_END) {
                 p->first = 0;
                 call_over(p);
@@ -300,6 +309,7 @@ static void ds_feed(tp_parser *p, const ds_row *w, const uint8_t *s, size_t n)
             int role = role_of(w->head_role, match);
             if (role == C_NOT_CALL && name_is_blank(p)) {
                 /* not a call (a form this row does not read): prose */
+                tp_raw_end(p);
                 tp_text(p, (const uint8_t *)w->call_begin, strlen(w->call_begin));
                 tp_text(p, p->name.data, p->name.len);
                 tp_text(p, (const uint8_t *)w->not_call, strlen(w->not_call));
@@ -325,7 +335,7 @@ static void ds_feed(tp_parser *p, const ds_row *w, const uint8_t *s, size_t n)
                 }
             } else if (match >= 0) {
                 tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, NULL, 0);
-                interrupted(p, role, p->base + i);
+                interrupted(p, w, role, p->base + i);
             }
             break;
         }
@@ -357,7 +367,7 @@ static void ds_feed(tp_parser *p, const ds_row *w, const uint8_t *s, size_t n)
                     tp_call_fail(p, TP_ERR_BAD_MARKUP, p->base + i);
                 else
                     tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, NULL, 0);
-                interrupted(p, role, p->base + i);
+                interrupted(p, w, role, p->base + i);
             }
             break;
         }
@@ -374,7 +384,7 @@ static void ds_feed(tp_parser *p, const ds_row *w, const uint8_t *s, size_t n)
             }
             if (match >= 0) {
                 tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, NULL, 0);
-                interrupted(p, role_of(w->head_role, match), p->base + i);
+                interrupted(p, w, role_of(w->head_role, match), p->base + i);
                 break;
             }
             if (i == lim && nl) {
@@ -482,7 +492,7 @@ static void ds_feed(tp_parser *p, const ds_row *w, const uint8_t *s, size_t n)
             }
             i += k;
             if (match >= 0)
-                interrupted(p, role_of(w->block_role, match), p->base + i);
+                interrupted(p, w, role_of(w->block_role, match), p->base + i);
             break;
         }
         }
@@ -510,6 +520,9 @@ static void ds_finish(tp_parser *p, const ds_row *w)
         p->node = 0;
         if (p->discard) /* reported when its name was read */
             break;
+        /* (a row with not_call still holds the whitespace before the
+         * marker: the released raw text carries it) */
+        tp_text_call_starts(p);
         tp_call_unterminated(p);
         break;
     }

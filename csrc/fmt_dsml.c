@@ -1,4 +1,6 @@
-/* DeepSeek DSML tool calls (V3.2, V4, V4.1): one engine, tags as data.
+/* DeepSeek DSML tool calls (V3.2, V4, V4.1) and GigaChat 3.5's GCML (the
+ * same tags with another marker, `<｜GCML｜tool_calls>`, `<｜GCML｜invoke`,
+ * `<｜GCML｜parameter`): one engine, tags as data (FAMILIES).
  *
  *   <｜DSML｜function_calls>
  *   <｜DSML｜invoke name="NAME">
@@ -22,22 +24,24 @@
  * `<parameter ...>`, prose and no parameter) is reported and emits nothing.
  *
  * The invoke name is checked against the tools when its tag closes. A
- * string parameter streams as JSON string content while it is generated:
- * `{"KEY": "` is written as soon as the tag opens, the value's bytes are
- * escaped as json.dumps escapes them, and a run of whitespace is held back
- * until something else follows (SGLang strips string values, so leading
- * and trailing whitespace is not part of the value). A non-string value is
+ * string parameter is the raw text, byte for byte (DeepSeek's encoder
+ * writes it raw and its decoders read it so; SGLang's detector strips it:
+ * a declared difference), and streams as JSON string content while it is
+ * generated: `{"KEY": "` is written as soon as the tag opens, the value's
+ * bytes are escaped as json.dumps escapes them, and nothing is held back
+ * but a possible partial end tag. A non-string value is
  * buffered (bounded by max_buffer) until it closes, then written as
- * normalized JSON when it is valid JSON without NaN/Infinity constants,
- * and as a JSON string of its stripped text otherwise (SGLang's fallback).
+ * normalized JSON when it is JSON (json.loads(strict=False), without the
+ * NaN/Infinity constants), and as a JSON string of its stripped text
+ * otherwise (SGLang's fallback).
  * A direct JSON body streams through the JSON normalizer. */
 #include <stdio.h>
 #include <string.h>
 
 #include "tp_internal.h"
-#include "tp_swar.h"
 
 #define DSML "\xef\xbd\x9c" "DSML" "\xef\xbd\x9c" /* ｜DSML｜ */
+#define GCML "\xef\xbd\x9c" "GCML" "\xef\xbd\x9c" /* ｜GCML｜ (GigaChat 3.5) */
 
 enum {
     D_TEXT,       /* prose */
@@ -81,7 +85,6 @@ typedef struct {
     tagset text, tag, value;
 } dsml_tags;
 
-static dsml_tags TAGS;
 
 static int kind_of(const tagset *t, int match) { return match < 0 ? -1 : t->kind[match]; }
 
@@ -90,73 +93,94 @@ static int kind_of(const tagset *t, int match) { return match < 0 ? -1 : t->kind
  *   first    1 inside a block (0: a bare invoke)
  *   fstate   attribute parsing: whitespace seen / position in a literal
  *   name     invoke name; then the string="..." attribute of a parameter
- *   key      parameter name; then the bytes of a UTF-8 character split
- *            across chunks
- *   have_name  continuation bytes still missing from that character
+ *   key      parameter name
  *   vkind    1: the parameter is a string
  *   have_args  a parameter was written
  *   discard  non-markup text was seen between parameters
- *   trailing_reported  string value: a non-space character was written;
- *            after a JSON body: trailing content was reported
- *   pending  string value: held whitespace (escaped); otherwise the raw
- *            value
+ *   trailing_reported  after a JSON body: trailing content was reported
+ *   pending  a non-string value: its raw text
  *   call_off stream offset where the attribute or value being buffered
  *            starts (limit errors are reported there, so the offset does
  *            not depend on the chunking) */
 
-/* the spellings: block names, and the invoke / parameter tag names with and
- * without V4.1's leading space */
-static const char *const BLOCKS[] = {"function_calls", "tool_calls", " calls", "calls"};
-static const char *const INVOKES[] = {"invoke", " invoke"};
-static const char *const PARAMS[] = {"parameter", " parameter"};
-#define NBLOCK 4
-#define NTAG 2
-
 /* tag kinds, one set for all matchers */
 enum { T_BOT, T_EOT, T_INV_START, T_INV_END, T_PAR_START, T_PAR_END, NKIND };
-static char SPELL[NKIND][NBLOCK][48];
-static uint8_t NSPELL[NKIND];
+#define NBLOCK_MAX 4
+#define NTAG_MAX 2
 
-static int tagset_build(tagset *t, const int *kinds, const int *as, int nk)
+/* A family of spellings, one row each: the marker between the tag's `<` and
+ * its name, the block names, and the invoke / parameter tag names. Every
+ * parser of a family reads all of the family's spellings. */
+typedef struct {
+    const char *marker;
+    const char *blocks[NBLOCK_MAX];
+    const char *invokes[NTAG_MAX], *params[NTAG_MAX];
+    uint8_t nblock, ntag;
+    char spell[NKIND][NBLOCK_MAX][48]; /* the tags, built once (the matchers point here) */
+    uint8_t nspell[NKIND];
+    dsml_tags tags;
+} dsml_family;
+
+static dsml_family FAMILIES[] = {
+    /* DeepSeek V3.2 / V4 / V4.1: the block as function_calls, tool_calls,
+     * " calls" or "calls"; invoke and parameter with or without V4.1's
+     * leading space */
+    {DSML, {"function_calls", "tool_calls", " calls", "calls"}, {"invoke", " invoke"},
+     {"parameter", " parameter"}, 4, 2},
+    /* GigaChat 3.5 (GCML) */
+    {GCML, {"tool_calls"}, {"invoke"}, {"parameter"}, 1, 1},
+};
+#define NFAMILIES (sizeof(FAMILIES) / sizeof(FAMILIES[0]))
+
+static int tagset_build(const dsml_family *f, tagset *t, const int *kinds, const int *as, int nk)
 {
     const char *pats[TP_MARKER_MAX_PATS];
     int n = 0;
     for (int k = 0; k < nk; k++)
-        for (int v = 0; v < NSPELL[kinds[k]]; v++) {
+        for (int v = 0; v < f->nspell[kinds[k]]; v++) {
             if (n == TP_MARKER_MAX_PATS)
                 return -1;
             t->kind[n] = (uint8_t)as[k];
-            pats[n++] = SPELL[kinds[k]][v];
+            pats[n++] = f->spell[kinds[k]][v];
         }
     return tp_matcher_build(&t->m, pats, n);
 }
 
-static void str_tables_init(void);
-
-int tp_fmt_dsml_init(void)
+static int family_build(dsml_family *f)
 {
-    str_tables_init();
-    for (int v = 0; v < NBLOCK; v++) {
-        snprintf(SPELL[T_BOT][v], 48, "<" DSML "%s>", BLOCKS[v]);
-        snprintf(SPELL[T_EOT][v], 48, "</" DSML "%s>", BLOCKS[v]);
+    const char *m = f->marker;
+    for (int v = 0; v < f->nblock; v++) {
+        /* the block opener without its `>`: a model that leaves the `>` out
+         * still opened the block (a `>` that follows is skipped with the
+         * other markup between invokes), and no part of it is text */
+        snprintf(f->spell[T_BOT][v], 48, "<%s%s", m, f->blocks[v]);
+        snprintf(f->spell[T_EOT][v], 48, "</%s%s>", m, f->blocks[v]);
     }
-    for (int v = 0; v < NTAG; v++) {
-        snprintf(SPELL[T_INV_START][v], 48, "<" DSML "%s", INVOKES[v]);
-        snprintf(SPELL[T_INV_END][v], 48, "</" DSML "%s>", INVOKES[v]);
-        snprintf(SPELL[T_PAR_START][v], 48, "<" DSML "%s", PARAMS[v]);
-        snprintf(SPELL[T_PAR_END][v], 48, "</" DSML "%s>", PARAMS[v]);
+    for (int v = 0; v < f->ntag; v++) {
+        snprintf(f->spell[T_INV_START][v], 48, "<%s%s", m, f->invokes[v]);
+        snprintf(f->spell[T_INV_END][v], 48, "</%s%s>", m, f->invokes[v]);
+        snprintf(f->spell[T_PAR_START][v], 48, "<%s%s", m, f->params[v]);
+        snprintf(f->spell[T_PAR_END][v], 48, "</%s%s>", m, f->params[v]);
     }
-    NSPELL[T_BOT] = NSPELL[T_EOT] = NBLOCK;
-    NSPELL[T_INV_START] = NSPELL[T_INV_END] = NSPELL[T_PAR_START] = NSPELL[T_PAR_END] = NTAG;
+    f->nspell[T_BOT] = f->nspell[T_EOT] = f->nblock;
+    f->nspell[T_INV_START] = f->nspell[T_INV_END] = f->nspell[T_PAR_START] = f->nspell[T_PAR_END] = f->ntag;
     static const int text_k[] = {T_BOT, T_INV_START, T_EOT, T_INV_END, T_PAR_END};
     static const int text_a[] = {X_BOT, X_INV_START, X_EOT, X_INV_END, X_PARAM_END};
     static const int tag_k[] = {T_INV_START, T_INV_END, T_EOT, T_PAR_START, T_PAR_END};
     static const int tag_a[] = {K_INV_START, K_INV_END, K_EOT, K_PARAM_START, K_PARAM_END};
     static const int value_k[] = {T_PAR_END, T_INV_END, T_EOT};
     static const int value_a[] = {V_PARAM_END, V_INV_END, V_EOT};
-    if (tagset_build(&TAGS.text, text_k, text_a, 5) || tagset_build(&TAGS.tag, tag_k, tag_a, 5))
+    if (tagset_build(f, &f->tags.text, text_k, text_a, 5) || tagset_build(f, &f->tags.tag, tag_k, tag_a, 5))
         return -1;
-    return tagset_build(&TAGS.value, value_k, value_a, 3);
+    return tagset_build(f, &f->tags.value, value_k, value_a, 3);
+}
+
+int tp_fmt_dsml_init(void)
+{
+    for (size_t i = 0; i < NFAMILIES; i++)
+        if (family_build(&FAMILIES[i]))
+            return -1;
+    return 0;
 }
 
 /* ---- JSON string content ---- */
@@ -254,211 +278,16 @@ static void py_strip(const uint8_t *s, size_t n, size_t *a, size_t *b)
     *b = j;
 }
 
-/* ---- string parameter values ---- */
-
-/* One character of a string value. Returns 0, or -1 if the held
- * whitespace would exceed its limit. */
-static int str_char(tp_parser *p, const uint8_t *c, size_t len)
-{
-    if (py_space(decode(c, len))) {
-        if (!p->trailing_reported)
-            return 0; /* leading whitespace: stripped */
-        return put_esc_char(&p->pending, c, len);
-    }
-    if (p->pending.len) {
-        if (tp_buf_append(&p->out, p->pending.data, p->pending.len))
-            p->oom = 1;
-        tp_buf_clear(&p->pending);
-    }
-    p->trailing_reported = 1;
-    if (put_esc_char(&p->out, c, len))
-        p->oom = 1;
-    return 0;
-}
-
-/* Byte classes of string values: a run of non-space characters is found
- * and written whole (escaped in one pass), a run of ASCII whitespace is
- * held whole; only other whitespace characters (U+0085, U+00A0, U+2000...,
- * which SGLang's strip() removes too), invalid UTF-8 and a character cut by
- * the chunk's end take the character-by-character path. */
-enum { B_PLAIN, B_ESC, B_WS, B_HIGH };
-static uint8_t BCLS[256];
-static uint8_t ESCLEN[256]; /* bytes of a byte's JSON escape (1: as is) */
-
-static void str_tables_init(void)
-{
-    for (int c = 0; c < 256; c++) {
-        uint8_t e = 1;
-        if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f')
-            e = 2;
-        else if (c < 0x20)
-            e = 6;
-        ESCLEN[c] = e;
-        BCLS[c] = c >= 0x80 ? B_HIGH : py_space((uint32_t)c) ? B_WS : e > 1 ? B_ESC : B_PLAIN;
-    }
-}
-
-/* Appends s[0:n) escaped, `extra` being the sum of (ESCLEN - 1) over it. */
-static int esc_copy(tp_buf *out, const uint8_t *s, size_t n, size_t extra)
-{
-    if (tp_buf_reserve(out, n + extra))
-        return -1;
-    uint8_t *o = out->data + out->len;
-    if (extra == 0) {
-        memcpy(o, s, n);
-        out->len += n;
-        return 0;
-    }
-    size_t i = 0;
-    while (i < n) {
-        size_t j = i;
-        while (j + 8 <= n && !tp_esc8(tp_load8(s + j)))
-            j += 8;
-        while (j < n && ESCLEN[s[j]] == 1)
-            j++;
-        memcpy(o, s + i, j - i);
-        o += j - i;
-        if (j == n)
-            break;
-        uint8_t c = s[j];
-        i = j + 1;
-        if (ESCLEN[c] == 2) {
-            *o++ = '\\';
-            *o++ = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : c == '\b' ? 'b' : c == '\f' ? 'f' : c;
-        } else {
-            o[0] = '\\', o[1] = 'u', o[2] = '0', o[3] = '0', o[4] = (uint8_t)HEX[c >> 4], o[5] = (uint8_t)HEX[c & 0xF];
-            o += 6;
-        }
-    }
-    out->len = (size_t)(o - out->data);
-    return 0;
-}
-
-/* Length of the character starting with s[0] >= 0x80 (n >= 1 bytes
- * available): its UTF-8 length, 1 for a byte that starts no character (a
- * lone continuation byte, or a lead byte followed by a non-continuation
- * byte), 0 when the chunk ends inside it. */
-static size_t char_at(const uint8_t *s, size_t n)
-{
-    if (s[0] < 0xC0)
-        return 1;
-    size_t len = utf8_len(s[0]);
-    for (size_t q = 1; q < len; q++) {
-        if (q >= n)
-            return 0;
-        if ((s[q] & 0xC0) != 0x80)
-            return 1;
-    }
-    return len;
-}
-
-static void flush_pending(tp_parser *p)
-{
-    if (p->pending.len) {
-        if (tp_buf_append(&p->out, p->pending.data, p->pending.len))
-            p->oom = 1;
-        tp_buf_clear(&p->pending);
-    }
-}
-
+/* ---- string parameter values ----
+ * A string="true" value is the raw text between the tags, byte for byte:
+ * DeepSeek's encoder writes it raw and both reference decoders
+ * (encoding_dsv32.parse_tool_calls, deepseek-recipe) read it back so. It
+ * streams escaped as it arrives; only a possible partial end tag is held
+ * (by the value matcher). */
 static int str_text(tp_parser *p, const uint8_t *s, size_t n)
 {
-    size_t start = p->out.len;
-    int r = 0;
-    size_t k = 0;
-    while (k < n && !r) {
-        uint8_t c = s[k];
-        if (p->have_name && (c & 0xC0) != 0x80) {
-            /* invalid UTF-8: the held lead byte was no character start;
-             * pass the held bytes through one by one, then read c afresh */
-            for (size_t h = 0; h < p->key.len && !r; h++)
-                r = str_char(p, p->key.data + h, 1);
-            tp_buf_clear(&p->key);
-            p->have_name = 0;
-            continue;
-        }
-        if (p->have_name) { /* continuing a split character */
-            if (tp_buf_push(&p->key, c)) {
-                r = -1;
-                break;
-            }
-            k++;
-            if (--p->have_name == 0) {
-                r = str_char(p, p->key.data, p->key.len);
-                tp_buf_clear(&p->key);
-            }
-            continue;
-        }
-        if (!p->trailing_reported) { /* leading ASCII whitespace: stripped */
-            while (k < n && BCLS[s[k]] == B_WS)
-                k++;
-            if (k == n)
-                break;
-            c = s[k];
-        }
-        /* A run of characters: ASCII, and valid UTF-8 that is not
-         * whitespace. Up to its last non-space character (z) it is written
-         * (the held whitespace first); its trailing ASCII whitespace is held:
-         * it may end the value. extra: bytes its escapes add. */
-        size_t e = k, z = k, extra = 0;
-        while (e < n) {
-            if (e + 8 <= n) { /* eight ASCII bytes, none escaped, the last no space */
-                uint64_t x = tp_load8(s + e);
-                if (!tp_esc8(x) && !(x & TP_HIGHS) && (x >> 56) != ' ') {
-                    z = e += 8;
-                    continue;
-                }
-            }
-            uint8_t b = s[e];
-            uint8_t cl = BCLS[b];
-            if (cl == B_PLAIN) {
-                z = ++e;
-            } else if (cl == B_WS) {
-                extra += ESCLEN[b] - 1u;
-                e++;
-            } else if (cl == B_ESC) {
-                extra += ESCLEN[b] - 1u;
-                z = ++e;
-            } else {
-                size_t l = char_at(s + e, n - e);
-                if (l == 0 || py_space(decode(s + e, l)))
-                    break;
-                z = e += l;
-            }
-        }
-        if (e > k) {
-            size_t tail = 0; /* escape bytes of [z, e) */
-            for (size_t q = z; q < e; q++)
-                tail += ESCLEN[s[q]] - 1u;
-            if (z > k) {
-                flush_pending(p);
-                p->trailing_reported = 1;
-                if (esc_copy(&p->out, s + k, z - k, extra - tail))
-                    p->oom = 1;
-            }
-            if (e > z && esc_copy(&p->pending, s + z, e - z, tail)) {
-                r = -1;
-                break;
-            }
-            k = e;
-            continue;
-        }
-        /* another whitespace character, or one the chunk cuts */
-        size_t len = char_at(s + k, n - k);
-        if (len == 0) {
-            tp_buf_clear(&p->key);
-            if (tp_buf_append(&p->key, s + k, n - k)) {
-                r = -1;
-                break;
-            }
-            p->have_name = (uint8_t)(utf8_len(c) - (n - k));
-            break;
-        }
-        r = str_char(p, s + k, len);
-        k += len;
-    }
-    tp_ev_args_from(p, start);
-    return r;
+    tp_ev_args_escaped(p, s, n);
+    return 0;
 }
 
 static int value_text(tp_parser *p, const uint8_t *s, size_t n)
@@ -470,26 +299,6 @@ static int value_text(tp_parser *p, const uint8_t *s, size_t n)
     return tp_buf_append(&p->pending, s, n);
 }
 
-/* NaN / Infinity outside strings: json.loads(parse_constant=reject) fails */
-static int has_constant(const uint8_t *s, size_t n)
-{
-    int in_str = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = s[i];
-        if (in_str) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_str = 0;
-        } else if (c == '"') {
-            in_str = 1;
-        } else if (c == 'N' || c == 'I') {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static void nonstr_done(tp_parser *p)
 {
     size_t a, b;
@@ -498,7 +307,7 @@ static void nonstr_done(tp_parser *p)
     size_t n = b - a;
     size_t start = p->out.len;
     int ok = 0;
-    if (n && !has_constant(v, n)) {
+    if (n) { /* never NaN/Infinity: those are not JSON here (tp_json.h) */
         tp_json_init(&p->js, TPJ_MODE_NORMAL, p->lim.max_depth);
         size_t k = tp_json_feed(&p->js, v, n, &p->out);
         ok = !tp_json_failed(&p->js) && k == n && tp_json_end(&p->js, &p->out);
@@ -515,8 +324,12 @@ static void nonstr_done(tp_parser *p)
 
 /* ---- invoke lifecycle ---- */
 
-static void new_invoke(tp_parser *p)
+/* An invoke tag: pattern `pat` of matcher `m`, ending at chunk index `at`
+ * (recorded from there, unless the block's opener already started it). */
+static void new_invoke(tp_parser *p, const tp_matcher *m, int pat, size_t at)
 {
+    if (!p->raw_on && pat >= 0)
+        tp_raw_begin(p, m->pats[pat], m->patlen[pat], at);
     p->mode = D_INV_WS;
     p->fstate = 0;
     p->node = 0;
@@ -525,6 +338,7 @@ static void new_invoke(tp_parser *p)
 
 static void invoke_over(tp_parser *p)
 {
+    tp_raw_end(p); /* no call is open */
     p->mode = p->first ? D_BLOCK : D_TEXT;
     p->node = 0;
     p->after_call = 1;
@@ -532,6 +346,7 @@ static void invoke_over(tp_parser *p)
 
 static void block_over(tp_parser *p)
 {
+    tp_raw_end(p);
     p->first = 0;
     p->mode = D_TEXT;
     p->node = 0;
@@ -540,6 +355,7 @@ static void block_over(tp_parser *p)
 
 static void skip_invoke(tp_parser *p)
 {
+    tp_raw_end(p); /* the invoke was dropped (and reported) */
     p->mode = D_SKIP;
     p->node = 0;
     tp_buf_clear(&p->pending);
@@ -591,8 +407,6 @@ static void begin_value(tp_parser *p)
         p->oom = 1;
     tp_ev_args_from(p, start);
     p->have_args = 1;
-    p->trailing_reported = 0;
-    p->have_name = 0;
     tp_buf_clear(&p->key);
     tp_buf_clear(&p->pending);
     p->mode = D_VALUE;
@@ -602,15 +416,6 @@ static void begin_value(tp_parser *p)
 static void end_value(tp_parser *p)
 {
     if (p->vkind) {
-        if (p->have_name) { /* a truncated character: keep its bytes */
-            size_t start = p->out.len;
-            if (tp_buf_append(&p->out, p->pending.data, p->pending.len) ||
-                tp_buf_append(&p->out, p->key.data, p->key.len))
-                p->oom = 1;
-            tp_ev_args_from(p, start);
-            p->have_name = 0;
-        }
-        tp_buf_clear(&p->pending); /* trailing whitespace: stripped */
         tp_ev_args(p, (const uint8_t *)"\"", 1);
     } else {
         nonstr_done(p);
@@ -639,15 +444,18 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
         case D_TEXT: {
             int match;
             i += tp_scan_text(p, &t->text.m, s + i, n - i, &match);
+            int pat = match;
             match = kind_of(&t->text, match);
             if (match == X_BOT) {
+                tp_raw_begin(p, t->text.m.pats[pat], t->text.m.patlen[pat], i);
                 tp_text_call_starts(p);
                 p->first = 1;
                 p->mode = D_BLOCK;
             } else if (match == X_INV_START) {
+                tp_raw_begin(p, t->text.m.pats[pat], t->text.m.patlen[pat], i);
                 tp_text_call_starts(p);
                 p->first = 0;
-                new_invoke(p);
+                new_invoke(p, &t->text.m, -1, i);
             } /* stray end tags are markup: dropped */
             break;
         }
@@ -658,6 +466,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             size_t junk_at = 0;
             size_t k = tp_scan_skip(p, &t->tag.m, s + i, n - i, &match, &junk, &junk_at);
             size_t mlen = match >= 0 ? t->tag.m.patlen[match] : 0;
+            int pat = match;
             match = kind_of(&t->tag, match);
             if (p->mode == D_AFTER_JSON && !p->trailing_reported &&
                 (junk || match == K_PARAM_START || match == K_PARAM_END)) {
@@ -669,7 +478,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             }
             i += k;
             if (match == K_INV_START) {
-                new_invoke(p);
+                new_invoke(p, &t->tag.m, pat, i);
             } else if (match == K_EOT) {
                 block_over(p);
             } else if (match == K_INV_END && p->mode != D_BLOCK) {
@@ -696,7 +505,15 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
         case D_INV_LIT:
         case D_P_LIT:
         case D_P_LIT2: {
-            int r = lit_step(p, c, p->mode == D_P_LIT2 ? "string=\"" : "name=\"");
+            const char *lit = p->mode == D_P_LIT2 ? "string=\"" : "name=\"";
+            size_t rest = strlen(lit) - p->fstate;
+            if (rest > 1 && n - i >= rest && memcmp(s + i, lit + p->fstate, rest - 1) == 0) {
+                i += rest - 1; /* all but the last byte at once; it completes below */
+                p->fstate = (uint8_t)(p->fstate + rest - 1);
+                c = s[i];
+                off = p->base + i;
+            }
+            int r = lit_step(p, c, lit);
             if (r < 0) {
                 if (p->mode == D_INV_LIT) {
                     tp_ev_error(p, TP_ERR_BAD_MARKUP, off, -1, NULL, 0);
@@ -826,6 +643,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             int match, junk;
             size_t junk_at;
             i += tp_scan_skip(p, &t->tag.m, s + i, n - i, &match, &junk, &junk_at);
+            int pat = match;
             match = kind_of(&t->tag, match);
             if (junk)
                 p->discard = 1; /* prose around parameters: ignored */
@@ -840,7 +658,7 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
                 break;
             case K_INV_START: /* a missing end tag: tolerated */
                 finish_invoke(p, p->base + i);
-                new_invoke(p);
+                new_invoke(p, &t->tag.m, pat, i);
                 break;
             case K_EOT:
                 finish_invoke(p, p->base + i);
@@ -858,14 +676,17 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             tp_scan_res r;
             uint8_t old = p->node;
             int over = 0;
-            /* Scan no more than can fit in the pending buffer (escaped
-             * whitespace takes up to 6 bytes a byte; the held bytes of a
-             * partial tag may be released too), so the limit is hit at the
-             * same byte whatever the chunks, and skipping starts there. */
-            size_t f = p->vkind ? 6 : 1;
-            size_t room = (p->pending.limit - p->pending.len) / f;
-            size_t held_n = t->value.m.depth[p->node];
-            size_t cap = room > held_n ? room - held_n : 1;
+            /* A non-string value: scan no more than can fit in the
+             * pending buffer (the held bytes of a partial tag may be
+             * released too), so the limit is hit at the same byte whatever
+             * the chunks, and skipping starts there. A string value holds
+             * nothing but a partial tag. */
+            size_t cap = n - i;
+            if (!p->vkind) {
+                size_t room = p->pending.limit - p->pending.len;
+                size_t held_n = t->value.m.depth[p->node];
+                cap = room > held_n ? room - held_n : 1;
+            }
             tp_matcher_scan(&t->value.m, &p->node, s + i, n - i < cap ? n - i : cap, &r);
             r.match = kind_of(&t->value, r.match);
             if (r.held_text) {
@@ -924,14 +745,15 @@ static void dsml_finish(tp_parser *p, const dsml_tags *t)
     tp_text_finish(p);
 }
 
-#define VARIANT(var, fname)                                                   \
+#define VARIANT(var, fname, fam)                                              \
     static void var##_feed(tp_parser *p, const uint8_t *s, size_t n)          \
     {                                                                         \
-        dsml_feed(p, &TAGS, s, n);                                          \
+        dsml_feed(p, &FAMILIES[fam].tags, s, n);                              \
     }                                                                         \
-    static void var##_finish(tp_parser *p) { dsml_finish(p, &TAGS); }          \
+    static void var##_finish(tp_parser *p) { dsml_finish(p, &FAMILIES[fam].tags); } \
     const tp_format tp_fmt_##fname = {#fname, var##_feed, var##_finish};
 
-VARIANT(V32, deepseekv32)
-VARIANT(V4, deepseekv4)
-VARIANT(V41, deepseekv41)
+VARIANT(V32, deepseekv32, 0)
+VARIANT(V4, deepseekv4, 0)
+VARIANT(V41, deepseekv41, 0)
+VARIANT(GC35, gigachat35, 1)

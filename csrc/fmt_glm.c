@@ -1,14 +1,21 @@
-/* GLM-4.5/4.6 ("glm45") and GLM-4.7/5 ("glm47"):
+/* The GLM engine: a tool name, then <arg_key>/<arg_value> pairs, one state
+ * machine for every family that writes this shape; each family is a row of
+ * ROWS (tag spellings, the tokens that end a name, an optional wrapper
+ * block), as fmt_dsml.c and fmt_xmlparam.c take their spellings.
  *
+ *   GLM-4.5/4.6 ("glm45") and GLM-4.7/5 ("glm47"):
  *   <tool_call>NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n...</tool_call>
  *   <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...</tool_call>
  *
  * Both spellings are read by one state machine: the name ends at <arg_key>,
  * </tool_call>, a newline or a literal "\n" escape (surrounding whitespace
- * is stripped); between the parts, whitespace and literal "\n" escapes (and
- * anything else, as SGLang's regexes skip it) are ignored. Zero-argument
- * calls give {}. A missing </tool_call> before the next <tool_call> is
- * tolerated; the end of the stream inside a call is an "unterminated" error.
+ * is stripped), or at a row's own separator token (Hunyuan's <tool_sep>);
+ * between the parts, whitespace and literal "\n" escapes (and anything
+ * else, as SGLang's regexes skip it) are ignored. Zero-argument calls give
+ * {}. A missing </tool_call> before the next <tool_call> is tolerated; the
+ * end of the stream inside a call is an "unterminated" error. A row with a
+ * wrapper block (Hunyuan's <tool_calls>...</tool_calls>) reads calls only
+ * inside it; the block's tags are markup, and prose inside it is text.
  *
  * Values are raw text whose JSON type comes from the tool's schema,
  * compiled once per tool list into a kind per parameter (tp_types.h). This
@@ -19,7 +26,9 @@
  *    otherwise): it streams as JSON-escaped string content while it is
  *    generated, holding back only a possible partial </arg_value>;
  *    whitespace inside the value is kept. (SGLang also un-quotes and
- *    JSON-decodes declared strings; see docs/PARSERS.md.)
+ *    JSON-decodes declared strings; see docs/PARSERS.md.) So does any value
+ *    whose kind the family's row types with no step at all (its raw text
+ *    whatever it is: Hunyuan's undeclared keys).
  *  - Every other value (declared non-string, undeclared key, forwarded
  *    unknown tool, no tool list) is held (bounded by lim.max_buffer) until
  *    </arg_value> and given to tp_value_complete(), which writes its JSON
@@ -33,40 +42,110 @@
 #include "tp_internal.h"
 
 enum {
-    M_TEXT,      /* prose; looking for <tool_call> */
+    M_TEXT,      /* prose; looking for the call (or block) opener */
     M_NAME,      /* tool name */
     M_BETWEEN,   /* before <arg_key> or </tool_call> */
     M_KEY,       /* inside <arg_key>...</arg_key> */
     M_AFTER_KEY, /* before <arg_value> */
     M_VALUE,     /* inside <arg_value>...</arg_value> */
     M_SKIP,      /* a broken call: drop everything up to its end tag */
+    M_BLOCK,     /* inside a wrapper block, between calls */
 };
 enum { VK_DROP, VK_RAW, VK_STREAM };
-#define TAG_LEN 11 /* strlen("<tool_call>") */
 
-static tp_matcher text_m;  /* <tool_call>, stray </tool_call> */
-static tp_matcher name_m;  /* <arg_key>, </tool_call>, \n, literal \n */
-static tp_matcher between_m; /* <arg_key>, </tool_call>, <tool_call> */
-static tp_matcher key_m;   /* </arg_key> */
-static tp_matcher akey_m;  /* <arg_value>, <arg_key>, </tool_call>, <tool_call> */
-static tp_matcher value_m; /* </arg_value> */
-static tp_matcher skip_m;  /* </tool_call>, <tool_call> */
+/* marker indices of each matcher (the block ones only in a block row) */
+enum { T_OPEN, T_STRAY };                   /* text_m: call (block) opener, stray closer */
+enum { B_CALL, B_END, B_STRAY, B_NESTED };  /* block_m */
+enum { N_KEY, N_CLOSE, N_SEP };             /* name_m: then the row's separators */
+enum { W_KEY, W_CLOSE, W_CALL, W_BLOCK_END };             /* between_m */
+enum { A_VALUE, A_KEY, A_CLOSE, A_CALL, A_BLOCK_END };    /* akey_m */
+enum { S_CLOSE, S_CALL, S_BLOCK_END };                    /* skip_m */
+
+#define MAX_SEPS 4
+
+typedef struct {
+    const tp_format *fmt;
+    const char *block_open, *block_close; /* NULL: calls stand alone */
+    const char *call_open, *call_close;
+    const char *key_open, *key_close, *value_open, *value_close;
+    /* more tokens that end a name; with nl_seps the first two are "\n" and
+     * "\\n" (blank lines before a name are skipped) */
+    const char *seps[MAX_SEPS];
+    uint8_t nseps, nl_seps;
+    tp_matcher text_m, block_m, name_m, between_m, key_m, akey_m, value_m, skip_m;
+} glm_row;
+
+#define GLM_TAGS                                                                     \
+    .call_open = "<tool_call>", .call_close = "</tool_call>", .key_open = "<arg_key>", \
+    .key_close = "</arg_key>", .value_open = "<arg_value>", .value_close = "</arg_value>"
+#define NL_SEPS .seps = {"\n", "\\n"}, .nseps = 2, .nl_seps = 1
+
+static glm_row ROWS[] = {
+    {.fmt = &tp_fmt_glm45, GLM_TAGS, NL_SEPS},
+    {.fmt = &tp_fmt_glm47, GLM_TAGS, NL_SEPS},
+    /* inclusionAI Ling-3 / Ring: GLM-4.5's spelling; the name may also end
+     * at <arg_key> or </tool_call> (every row reads that) */
+    {.fmt = &tp_fmt_ling3, GLM_TAGS, NL_SEPS},
+    /* IQuest Coder: GLM-4.7's spelling inside its own call tags */
+    {.fmt = &tp_fmt_iquest_q1, .call_open = "<iquest_tool_call>", .call_close = "</iquest_tool_call>",
+     .key_open = "<arg_key>", .key_close = "</arg_key>", .value_open = "<arg_value>", .value_close = "</arg_value>",
+     NL_SEPS},
+    /* Poolside Laguna: GLM-4.5's spelling */
+    {.fmt = &tp_fmt_poolside_v1, GLM_TAGS, NL_SEPS},
+    /* iFlytek Spark 2.5: GLM's tags, a newline after the name */
+    {.fmt = &tp_fmt_spark25, GLM_TAGS, NL_SEPS},
+    /* Tencent Hunyuan (Hy3/Hy4): calls inside <tool_calls>, the name ends at
+     * <tool_sep> (Hy4 writes none: at <arg_key> or </tool_call>); the
+     * shipping tokenizers spell every tag with a ":opensource" suffix */
+    {.fmt = &tp_fmt_hunyuan, .block_open = "<tool_calls>", .block_close = "</tool_calls>", GLM_TAGS,
+     .seps = {"<tool_sep>"}, .nseps = 1},
+    {.fmt = &tp_fmt_hunyuan_os, .block_open = "<tool_calls:opensource>", .block_close = "</tool_calls:opensource>",
+     .call_open = "<tool_call:opensource>", .call_close = "</tool_call:opensource>",
+     .key_open = "<arg_key:opensource>", .key_close = "</arg_key:opensource>",
+     .value_open = "<arg_value:opensource>", .value_close = "</arg_value:opensource>",
+     .seps = {"<tool_sep:opensource>", "<tool_sep>"}, .nseps = 2},
+};
+#define NROWS (sizeof(ROWS) / sizeof(ROWS[0]))
 
 int tp_fmt_glm_init(void)
 {
-    static const char *const text_p[] = {"<tool_call>", "</tool_call>"};
-    static const char *const name_p[] = {"<arg_key>", "</tool_call>", "\n", "\\n"};
-    static const char *const between_p[] = {"<arg_key>", "</tool_call>", "<tool_call>"};
-    static const char *const key_p[] = {"</arg_key>"};
-    static const char *const akey_p[] = {"<arg_value>", "<arg_key>", "</tool_call>", "<tool_call>"};
-    static const char *const value_p[] = {"</arg_value>"};
-    static const char *const skip_p[] = {"</tool_call>", "<tool_call>"};
-    if (tp_matcher_build(&text_m, text_p, 2) || tp_matcher_build(&name_m, name_p, 4) ||
-        tp_matcher_build(&between_m, between_p, 3) || tp_matcher_build(&key_m, key_p, 1) ||
-        tp_matcher_build(&akey_m, akey_p, 4) || tp_matcher_build(&value_m, value_p, 1) ||
-        tp_matcher_build(&skip_m, skip_p, 2))
-        return -1;
+    for (size_t i = 0; i < NROWS; i++) {
+        glm_row *r = &ROWS[i];
+        const char *bc = r->block_close;
+        int nb = bc ? 1 : 0;
+        const char *text_p[] = {r->block_open ? r->block_open : r->call_open, bc ? bc : r->call_close};
+        const char *block_p[] = {r->call_open, bc, r->call_close, r->block_open};
+        const char *name_p[2 + MAX_SEPS] = {r->key_open, r->call_close};
+        for (int k = 0; k < r->nseps; k++)
+            name_p[2 + k] = r->seps[k];
+        const char *between_p[] = {r->key_open, r->call_close, r->call_open, bc};
+        const char *key_p[] = {r->key_close};
+        const char *akey_p[] = {r->value_open, r->key_open, r->call_close, r->call_open, bc};
+        const char *value_p[] = {r->value_close};
+        const char *skip_p[] = {r->call_close, r->call_open, bc};
+        if (tp_matcher_build(&r->text_m, text_p, 2) || (nb && tp_matcher_build(&r->block_m, block_p, 4)) ||
+            tp_matcher_build(&r->name_m, name_p, 2 + r->nseps) ||
+            tp_matcher_build(&r->between_m, between_p, 3 + nb) || tp_matcher_build(&r->key_m, key_p, 1) ||
+            tp_matcher_build(&r->akey_m, akey_p, 4 + nb) || tp_matcher_build(&r->value_m, value_p, 1) ||
+            tp_matcher_build(&r->skip_m, skip_p, 2 + nb))
+            return -1;
+    }
     return 0;
+}
+
+static const glm_row *row_of(const tp_parser *p)
+{
+    for (size_t i = 0; i < NROWS; i++)
+        if (ROWS[i].fmt == p->fmt)
+            return &ROWS[i];
+    return &ROWS[0];
+}
+
+/* where a call's end leads: back to prose, or into the block */
+static void go_home(tp_parser *p, const glm_row *r)
+{
+    p->mode = r->block_open ? M_BLOCK : M_TEXT;
+    p->fstate = 0; /* block: leading blanks are formatting */
 }
 
 static int is_blank(uint8_t c) { return tp_is_ws(c) || c == '\v' || c == '\f'; }
@@ -84,6 +163,10 @@ static void args_lit(tp_parser *p, const char *s)
  * held by the text layer. */
 static void start_call(tp_parser *p, uint64_t off)
 {
+    const glm_row *r = row_of(p);
+    const size_t tag_len = strlen(r->call_open);
+    /* the tag ended at chunk index off + tag_len - base: recorded from there */
+    tp_raw_begin(p, r->call_open, tag_len, (size_t)(off + tag_len - p->base));
     p->mode = M_NAME;
     p->have_name = 0; /* a blank followed the name's first bytes */
     p->have_args = 0; /* ... and then more of it: the tag was prose */
@@ -108,7 +191,7 @@ static void broken(tp_parser *p, int code, uint64_t off)
     p->after_call = 1;
 }
 
-static void end_call(tp_parser *p)
+static void end_call(tp_parser *p, const glm_row *r)
 {
     if (!p->discard) {
         tp_call_announce(p); /* announce point: the end of a call without arguments */
@@ -117,7 +200,7 @@ static void end_call(tp_parser *p)
     } else {
         p->after_call = 1;
     }
-    p->mode = M_TEXT;
+    go_home(p, r);
     p->node = 0;
     tp_buf_clear(&p->pending);
     tp_buf_shrink(&p->pending, 0);
@@ -134,12 +217,12 @@ static void strip(tp_buf *b, size_t *from)
 }
 
 /* the name is complete; `match` is the name_m marker that ended it */
-static void name_done(tp_parser *p, int match, uint64_t off)
+static void name_done(tp_parser *p, const glm_row *r, int match, uint64_t off)
 {
     size_t a;
     strip(&p->name, &a);
-    if (p->name.len == a && (match == 2 || match == 3)) { /* blank line before the name */
-        const char *nl = match == 2 ? "\n" : "\\n";
+    if (p->name.len == a && r->nl_seps && (match == N_SEP || match == N_SEP + 1)) { /* blank line before the name */
+        const char *nl = r->seps[match - N_SEP];
         if (tp_buf_append(&p->pending, nl, strlen(nl)))
             broken(p, TP_ERR_BAD_NAME, off - strlen(nl));
         return;
@@ -149,9 +232,9 @@ static void name_done(tp_parser *p, int match, uint64_t off)
     tp_buf_clear(&p->pending);
     p->trailing_reported = 0;
     if (p->name.len == a) {
-        if (match == 1) { /* <tool_call></tool_call> */
+        if (match == N_CLOSE) { /* <tool_call></tool_call> */
             tp_ev_error(p, TP_ERR_BAD_NAME, off, -1, NULL, 0);
-            p->mode = M_TEXT;
+            go_home(p, r);
             p->after_call = 1;
         } else {
             broken(p, TP_ERR_BAD_NAME, off);
@@ -165,10 +248,10 @@ static void name_done(tp_parser *p, int match, uint64_t off)
     } else {
         p->discard = 1; /* reported; read on to find the end of the call */
     }
-    if (match == 0)
+    if (match == N_KEY)
         p->mode = M_KEY;
-    else if (match == 1)
-        end_call(p);
+    else if (match == N_CLOSE)
+        end_call(p, r);
     else
         p->mode = M_BETWEEN;
     tp_buf_clear(&p->key);
@@ -177,6 +260,8 @@ static void name_done(tp_parser *p, int match, uint64_t off)
 /* <arg_value> opens the value of the key just read */
 static void value_open(tp_parser *p)
 {
+    unsigned mask;
+    int kind;
     p->mode = M_VALUE;
     p->fstate = 0;
     tp_buf_clear(&p->pending);
@@ -195,7 +280,11 @@ static void value_open(tp_parser *p)
     p->first = 0;
     tp_ev_args_escaped(p, p->key.data, p->key.len);
     args_lit(p, "\": ");
-    if (tp_parser_param_kind(p, p->tool_id, p->key.data, p->key.len) == TP_PARAM_STRING) {
+    kind = tp_parser_param_kind_mask(p, p->tool_id, p->key.data, p->key.len, &mask);
+    if (kind < 0 && p->rules->untyped_tools)
+        kind = TP_KIND_UNTYPED;
+    if (kind == TP_PARAM_STRING ||
+        (kind >= 0 && kind < TP_KIND__COUNT && kind != TP_KIND_HOST && p->rules->steps[kind] == 0)) {
         args_lit(p, "\""); /* the raw text, streamed as it is generated */
         p->vkind = VK_STREAM;
     } else {
@@ -249,8 +338,8 @@ static void value_close(tp_parser *p)
  * turned out to be content) go to `sink` (NULL: dropped). */
 typedef void (*sink_fn)(tp_parser *p, const uint8_t *s, size_t n, uint64_t off);
 
-static size_t scan(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n, int *match,
-                   sink_fn sink, uint64_t off)
+static size_t scan(tp_parser *p, const glm_row *row, const tp_matcher *m, const uint8_t *s, size_t n,
+                   int *match, sink_fn sink, uint64_t off)
 {
     tp_scan_res r;
     uint8_t old = p->node;
@@ -274,7 +363,7 @@ static size_t scan(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n
             int mm, junk;
             size_t junk_at;
             size_t from = (size_t)(at - (off - hl));
-            tp_scan_skip(p, &skip_m, held + from, hl - from, &mm, &junk, &junk_at);
+            tp_scan_skip(p, &row->skip_m, held + from, hl - from, &mm, &junk, &junk_at);
             return 0;
         }
         return (size_t)(at - off);
@@ -309,21 +398,40 @@ static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
     }
 }
 
-/* The <tool_call> tag turned out to be prose: it and the bytes after it are
- * text, and a partial marker held at this point is scanned as text would. */
-static void prose_tag(tp_parser *p)
+/* The call opener turned out to be prose: it and the bytes after it are
+ * text, and a partial marker held at this point is scanned as text would
+ * (in a block, where the opener and what follows are text, it is text). */
+static void prose_tag(tp_parser *p, const glm_row *r)
 {
     size_t hl;
-    const uint8_t *held = tp_matcher_path(&name_m, p->node, &hl);
+    const uint8_t *held = tp_matcher_path(&r->name_m, p->node, &hl);
     int match;
     p->node = 0;
-    tp_text(p, (const uint8_t *)"<tool_call>", TAG_LEN);
+    tp_raw_end(p);
+    tp_text(p, (const uint8_t *)r->call_open, strlen(r->call_open));
     tp_text(p, p->pending.data, p->pending.len);
     tp_buf_clear(&p->pending);
-    p->mode = M_TEXT;
+    go_home(p, r);
+    p->fstate = 1;
     p->trailing_reported = 1; /* a </tool_call> after it is prose too */
-    if (hl)
-        tp_scan_text(p, &text_m, held, hl, &match);
+    if (hl && !r->block_open)
+        tp_scan_text(p, &r->text_m, held, hl, &match);
+    else if (hl)
+        tp_text(p, held, hl);
+}
+
+/* prose inside a block: blanks after its opener or a call are formatting */
+static void block_text(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    (void)off;
+    if (!p->fstate) {
+        while (n && tp_is_ws(*s))
+            s++, n--;
+        if (!n)
+            return;
+        p->fstate = 1;
+    }
+    tp_text(p, s, n);
 }
 
 static void key_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
@@ -334,74 +442,93 @@ static void key_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 
 static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
 {
+    const glm_row *r = row_of(p);
+    const size_t open_len = strlen(r->call_open);
     size_t i = 0;
     while (i < n && !p->oom) {
         uint64_t off = p->base + i;
         int match;
         switch (p->mode) {
         case M_TEXT:
-            i += tp_scan_text(p, &text_m, s + i, n - i, &match);
-            if (match == 0)
-                start_call(p, p->base + i - TAG_LEN);
-            else if (match == 1 && p->trailing_reported) /* closes a prose tag */
-                tp_text(p, (const uint8_t *)"</tool_call>", TAG_LEN + 1);
+            i += tp_scan_text(p, &r->text_m, s + i, n - i, &match);
+            if (match == T_OPEN && r->block_open)
+                go_home(p, r); /* the block's opener: markup */
+            else if (match == T_OPEN)
+                start_call(p, p->base + i - open_len);
+            else if (match == T_STRAY && p->trailing_reported && !r->block_open) /* closes a prose tag */
+                tp_text(p, (const uint8_t *)r->call_close, strlen(r->call_close));
+            break;
+        case M_BLOCK:
+            i += scan(p, r, &r->block_m, s + i, n - i, &match, block_text, off);
+            if (match == B_CALL)
+                start_call(p, p->base + i - open_len);
+            else if (match == B_END) {
+                tp_text_call_starts(p); /* blanks before the block's end: formatting */
+                p->mode = M_TEXT;
+            } else if (match == B_STRAY && p->trailing_reported) /* closes a prose tag */
+                tp_text(p, (const uint8_t *)r->call_close, strlen(r->call_close));
             break;
         case M_NAME:
             /* a byte at a time (names are short): the byte that shows the
              * tag is prose must not be scanned past */
-            i += scan(p, &name_m, s + i, 1, &match, name_bytes, off);
+            i += scan(p, r, &r->name_m, s + i, 1, &match, name_bytes, off);
             if (p->mode != M_NAME)
                 break;
             if (p->have_args)
-                prose_tag(p);
+                prose_tag(p, r);
             else if (match >= 0)
-                name_done(p, match, p->base + i);
+                name_done(p, r, match, p->base + i);
             break;
         case M_BETWEEN:
-            i += scan(p, &between_m, s + i, n - i, &match, NULL, off);
-            if (match == 0) {
+            i += scan(p, r, &r->between_m, s + i, n - i, &match, NULL, off);
+            if (match == W_KEY) {
                 p->mode = M_KEY;
                 tp_buf_clear(&p->key);
-            } else if (match == 1) {
-                end_call(p);
-            } else if (match == 2) {
-                end_call(p);
-                start_call(p, p->base + i - TAG_LEN);
+            } else if (match >= 0) {
+                end_call(p, r);
+                if (match == W_CALL)
+                    start_call(p, p->base + i - open_len);
+                else if (match == W_BLOCK_END)
+                    p->mode = M_TEXT;
             }
             break;
         case M_KEY:
-            i += scan(p, &key_m, s + i, n - i, &match, key_bytes, off);
+            i += scan(p, r, &r->key_m, s + i, n - i, &match, key_bytes, off);
             if (match == 0 && p->mode == M_KEY)
                 p->mode = M_AFTER_KEY;
             break;
         case M_AFTER_KEY:
-            i += scan(p, &akey_m, s + i, n - i, &match, NULL, off);
-            if (match == 0) {
+            i += scan(p, r, &r->akey_m, s + i, n - i, &match, NULL, off);
+            if (match == A_VALUE) {
                 value_open(p);
-            } else if (match == 1) {
+            } else if (match == A_KEY) {
                 p->mode = M_KEY;
                 tp_buf_clear(&p->key);
-            } else if (match == 2) {
-                end_call(p);
-            } else if (match == 3) {
-                end_call(p);
-                start_call(p, p->base + i - TAG_LEN);
+            } else if (match >= 0) {
+                end_call(p, r);
+                if (match == A_CALL)
+                    start_call(p, p->base + i - open_len);
+                else if (match == A_BLOCK_END)
+                    p->mode = M_TEXT;
             }
             break;
         case M_VALUE:
-            i += scan(p, &value_m, s + i, n - i, &match, value_bytes, off);
+            i += scan(p, r, &r->value_m, s + i, n - i, &match, value_bytes, off);
             if (match == 0 && p->mode == M_VALUE)
                 value_close(p);
             break;
         case M_SKIP: {
             int junk;
             size_t junk_at = 0;
-            i += tp_scan_skip(p, &skip_m, s + i, n - i, &match, &junk, &junk_at);
-            if (match == 0) {
+            i += tp_scan_skip(p, &r->skip_m, s + i, n - i, &match, &junk, &junk_at);
+            if (match == S_CLOSE) {
+                go_home(p, r);
+                p->after_call = 1;
+            } else if (match == S_CALL) {
+                start_call(p, p->base + i - open_len);
+            } else if (match == S_BLOCK_END) {
                 p->mode = M_TEXT;
                 p->after_call = 1;
-            } else if (match == 1) {
-                start_call(p, p->base + i - TAG_LEN);
             }
             break;
         }
@@ -411,12 +538,14 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
 
 static void glm_finish(tp_parser *p)
 {
+    const glm_row *r = row_of(p);
     switch (p->mode) {
     case M_TEXT:
-        tp_release_held(p, &text_m);
+        tp_release_held(p, &r->text_m);
         break;
     case M_SKIP:
-        p->node = 0; /* a partial end tag: markup, not prose */
+    case M_BLOCK:
+        p->node = 0; /* a partial tag: markup, not prose */
         break;
     case M_NAME: /* <tool_call> and a name cut off: a call */
         tp_text_call_starts(p);
@@ -431,3 +560,9 @@ static void glm_finish(tp_parser *p)
 
 const tp_format tp_fmt_glm45 = {"glm45", glm_feed, glm_finish};
 const tp_format tp_fmt_glm47 = {"glm47", glm_feed, glm_finish};
+const tp_format tp_fmt_ling3 = {"ling3", glm_feed, glm_finish};
+const tp_format tp_fmt_iquest_q1 = {"iquest_q1", glm_feed, glm_finish};
+const tp_format tp_fmt_poolside_v1 = {"poolside_v1", glm_feed, glm_finish};
+const tp_format tp_fmt_spark25 = {"spark25", glm_feed, glm_finish};
+const tp_format tp_fmt_hunyuan = {"hunyuan", glm_feed, glm_finish};
+const tp_format tp_fmt_hunyuan_os = {"hunyuan_os", glm_feed, glm_finish};

@@ -10,6 +10,8 @@
  * Llama32Detector reads them) and whether a bare object at the start of
  * the output is a call (Llama 3.1/3.2/3.3 templates ask for plain JSON,
  * `<|python_tag|>` is optional).
+ * Arcee Trinity (trinity) is the qwen25 row read after removing <think> /
+ * </think> (a filter in front of the engine, at the end of this file).
  *
  * The call object is read key by key: "name" is decoded into a buffer and
  * checked against the tools as soon as it closes; "arguments" (or
@@ -96,7 +98,9 @@ int tp_fmt_jsontag_init(void)
 }
 
 /* an opening tag: held (with the whitespace after it, in pending) until
- * the next byte shows whether it opens a call object */
+ * the next byte shows whether it opens a call object. The caller starts
+ * the call's raw record (tp_raw_begin) at its first marker: the tag, or a
+ * held bare `{` (Llama 3) with what was held before it. */
 static void start_call(tp_parser *p, uint64_t off)
 {
     p->mode = M_OPEN;
@@ -219,8 +223,11 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
         case M_TEXT: {
             int match;
             i += tp_scan_text(p, &w->text_m, s + i, n - i, &match);
-            if (match == 0)
+            if (match == 0) {
+                /* the tag ended at chunk index i: recorded from there */
+                tp_raw_begin(p, w->tag, w->tag_len, i);
                 start_call(p, p->base + i - w->tag_len);
+            }
             else if (match == w->text_end && p->fstate) /* closes a tag that was prose */
                 tp_text(p, (const uint8_t *)w->end_tag, w->end_len);
             break;
@@ -258,6 +265,8 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
                 p->mode = M_BARE;
                 i++;
             } else if (p->mode == M_BARE && s[i] == '"') {
+                /* the held `{` (and `;`, whitespace) is the call's first marker */
+                tp_raw_begin(p, (const char *)p->pending.data, p->pending.len, i);
                 start_call(p, p->call_off);
                 object_begins(p);
             } else {
@@ -275,6 +284,7 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
                 i++;
             } else {
                 /* not a call: the tag and what followed it are prose */
+                tp_raw_end(p);
                 tp_text(p, (const uint8_t *)w->tag, w->tag_len);
                 held_is_prose(p);
                 p->fstate = 1; /* an end tag after it is prose too */
@@ -404,6 +414,7 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
                 p->mode = M_TEXT;
                 p->after_call = 1;
             } else if (match == w->skip_open) {
+                tp_raw_begin(p, w->tag, w->tag_len, i);
                 start_call(p, p->base + i - w->tag_len);
             }
             break;
@@ -447,6 +458,56 @@ static void tool_call_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_TOOL_CALL]);
 static void llama3_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_LLAMA3], s, n); }
 static void llama3_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_LLAMA3]); }
 
+/* ---- Trinity: the same format read after removing <think> and </think> ----
+ * SGLang's TrinityDetector removes every <think> and </think> from the
+ * text before Qwen2.5's parse, so reasoning tags around (or inside) a call
+ * vanish. Here the removal is a filter in front of the engine, matched
+ * across chunk boundaries (a partial tag is held; its bytes are the
+ * matcher's static path), so what the engine sees does not depend on the
+ * chunking. Each kept span is fed at its own stream offset. */
+static tp_matcher think_m;
+
+static void feed_at(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    uint64_t base = p->base;
+    p->base = off;
+    tool_call_feed(p, s, n);
+    p->base = base;
+}
+
+static void trinity_feed(tp_parser *p, const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && !p->oom) {
+        tp_scan_res r;
+        size_t hl = 0;
+        const uint8_t *held = tp_matcher_path(&think_m, p->filter_node, &hl);
+        tp_matcher_scan(&think_m, &p->filter_node, s + i, n - i, &r);
+        if (r.held_text) /* held bytes that were no tag: they came before s + i */
+            feed_at(p, held, r.held_text, p->base + i - hl);
+        if (r.text_len)
+            feed_at(p, s + i, r.text_len, p->base + i);
+        i += r.consumed;
+    }
+}
+
+static void trinity_finish(tp_parser *p)
+{
+    size_t hl = 0;
+    const uint8_t *held = tp_matcher_path(&think_m, p->filter_node, &hl);
+    p->filter_node = 0;
+    if (hl) /* a partial tag at the end: text */
+        feed_at(p, held, hl, p->base - hl);
+    tool_call_finish(p);
+}
+
+int tp_fmt_trinity_init(void)
+{
+    static const char *const pats[] = {"<think>", "</think>"};
+    return tp_matcher_build(&think_m, pats, 2);
+}
+
 const tp_format tp_fmt_qwen25 = {"qwen25", tool_call_feed, tool_call_finish};
 const tp_format tp_fmt_hermes = {"hermes", tool_call_feed, tool_call_finish};
 const tp_format tp_fmt_llama3 = {"llama3", llama3_feed, llama3_finish};
+const tp_format tp_fmt_trinity = {"trinity", trinity_feed, trinity_finish};

@@ -69,6 +69,7 @@ static tp_matcher block_m; /* between calls, skipping: the tokens that end or st
  *   name      the id while it is read; then the tool name
  *   key       the id (stripped)
  *   vkind     1: the name is to be inferred when the arguments close
+ *   fstate    1: ... among the tools fitting a misspelled id (misspelled_id)
  *   pending   the normalized arguments of such a call
  *   call_off  where the call's id / arguments start (limit errors go there)
  *   trailing_reported  trailing content after this call was reported */
@@ -101,10 +102,13 @@ static size_t scan_into(tp_parser *p, const uint8_t *s, size_t n, tp_buf *dst, i
 
 static void begin_call(tp_parser *p, uint64_t off)
 {
+    if (!p->raw_on) /* (a section's first call: recorded from the section's token) */
+        tp_raw_begin(p, CALL_BEGIN, sizeof CALL_BEGIN - 1, (size_t)(off - p->base));
     p->call_off = off;
     p->mode = K_HEAD;
     p->node = 0;
     p->vkind = 0;
+    p->fstate = 0;
     p->trailing_reported = 0;
     tp_buf_clear(&p->name);
     tp_buf_clear(&p->key);
@@ -113,6 +117,7 @@ static void begin_call(tp_parser *p, uint64_t off)
 
 static void call_over(tp_parser *p)
 {
+    tp_raw_end(p); /* no call is open */
     p->mode = p->first ? K_BLOCK : K_TEXT;
     p->node = 0;
     p->after_call = 1;
@@ -121,6 +126,7 @@ static void call_over(tp_parser *p)
 /* A marker seen where no call, or an incomplete one, was open. */
 static void on_marker(tp_parser *p, int match, uint64_t off)
 {
+    tp_raw_end(p); /* a call open here was complete or reported */
     if (match == M_CALL_BEGIN) {
         begin_call(p, off);
     } else if (match == M_SECTION_END) {
@@ -138,6 +144,7 @@ static void on_marker(tp_parser *p, int match, uint64_t off)
  * call or section token, is skipped. */
 static void skip_call(tp_parser *p)
 {
+    tp_raw_end(p); /* the call was dropped (and reported) */
     p->mode = K_SKIP;
     p->node = 0;
 }
@@ -154,6 +161,80 @@ static int all_digits(const uint8_t *s, size_t n)
         if (s[i] < '0' || s[i] > '9')
             return 0;
     return 1;
+}
+
+/* ---- ids the model misspells ----
+ * Kimi-K2 sometimes drops the `:` or the `.` of `functions.NAME:IDX`
+ * (`functionsexec5`, `functions.exec5`) or writes a counter of its own
+ * (`call00003`). Such an id is read with the bare counter's rules: a
+ * `call` + digits id names no tool (the name is inferred as for a bare
+ * counter); `functions` + NAME + digits names the declared tools that fit
+ * (the id is `functions`, an optional `.`, the tool's name, then only
+ * digits): exactly one fitting tool is the call's tool, several are decided
+ * by the argument keys as a bare counter is, among those tools only
+ * (p->fstate = 1). No tool fitting drops the call with `bad_name` (the id
+ * as detail). Without a tool list, the name is the id's text without its
+ * trailing digits. */
+
+#define FUNCTIONS "functions"
+
+/* s[0:n) (an id without `functions` and `.`) is tool t's name + digits */
+static int fits(const uint8_t *s, size_t n, const uint8_t *t, size_t tl)
+{
+    return tl > 0 && tl <= n && memcmp(s, t, tl) == 0 && all_digits(s + tl, n - tl);
+}
+
+/* The NAME+digits part of a misspelled `functions…` id in p->key. */
+static const uint8_t *misspelled_rest(const tp_parser *p, size_t *n)
+{
+    const uint8_t *s = p->key.data + (sizeof FUNCTIONS - 1);
+    *n = p->key.len - (sizeof FUNCTIONS - 1);
+    if (*n && s[0] == '.') {
+        s++;
+        (*n)--;
+    }
+    return s;
+}
+
+static int misspelled_id(tp_parser *p, const uint8_t *s, size_t n)
+{
+    static const char call[] = "call";
+    if (n > sizeof call - 1 && memcmp(s, call, sizeof call - 1) == 0 &&
+        all_digits(s + sizeof call - 1, n - (sizeof call - 1))) {
+        p->vkind = 1; /* `callNNNNN`: a counter */
+        tp_buf_clear(&p->name);
+        return 0;
+    }
+    if (n <= sizeof FUNCTIONS - 1 || memcmp(s, FUNCTIONS, sizeof FUNCTIONS - 1) != 0)
+        return -1;
+    size_t rn;
+    const uint8_t *rest = misspelled_rest(p, &rn);
+    size_t nl = rn;
+    while (nl && rest[nl - 1] >= '0' && rest[nl - 1] <= '9')
+        nl--;
+    if (nl == 0)
+        return -1;
+    if (p->flags & TP_FLAG_ACCEPT_ANY || tp_parser_tools(p)->names.n == 0) {
+        tp_buf_clear(&p->name);
+        return tp_buf_append(&p->name, rest, nl) ? -1 : 0;
+    }
+    const tp_strset *ts = &tp_parser_tools(p)->names;
+    uint32_t found = 0, which = 0;
+    for (uint32_t t = 0; t < ts->n; t++)
+        if (fits(rest, rn, ts->keys + ts->off[t], ts->off[t + 1] - ts->off[t])) {
+            found++;
+            which = t;
+        }
+    if (found == 0)
+        return -1;
+    tp_buf_clear(&p->name);
+    if (found > 1) { /* decided by the argument keys, among the fitting tools */
+        p->vkind = 1;
+        p->fstate = 1;
+        return 0;
+    }
+    return tp_buf_append(&p->name, ts->keys + ts->off[which], ts->off[which + 1] - ts->off[which]) ? -1
+                                                                                                    : 0;
 }
 
 /* Splits the id held in p->name: p->key gets the stripped id, p->name the
@@ -184,7 +265,9 @@ static int split_id(tp_parser *p)
     size_t colon = n;
     while (colon > 0 && s[colon - 1] != ':')
         colon--;
-    if (colon == 0 || colon == n || !all_digits(s + colon, n - colon))
+    if (colon == 0)
+        return misspelled_id(p, s, n);
+    if (colon == n || !all_digits(s + colon, n - colon))
         return -1; /* no `:IDX` */
     size_t a = 0, b = colon - 1;
     static const char pre[] = "functions.";
@@ -272,8 +355,13 @@ static int infer_tool(tp_parser *p)
             if (tp_strset_find(&keys, k + 4, kl - 4, (const uint8_t *)"", 0) >= 0)
                 overlap[tid]++;
         }
+        size_t rn = 0;
+        const uint8_t *rest = p->fstate ? misspelled_rest(p, &rn) : NULL;
+        const tp_strset *ts = &tt->names;
         for (uint32_t t = 0; t < ntools; t++) {
             long score = overlap[t] - (nkeys - overlap[t]);
+            if (rest && !fits(rest, rn, ts->keys + ts->off[t], ts->off[t + 1] - ts->off[t]))
+                continue;
             if (has[t] && score > best_score) {
                 best_score = score;
                 best = (int)t;
@@ -340,10 +428,12 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
             int match;
             i += tp_scan_text(p, &all_m, s + i, n - i, &match);
             if (match == M_SECTION_BEGIN) {
+                tp_raw_begin(p, SECTION_BEGIN, sizeof SECTION_BEGIN - 1, i);
                 tp_text_call_starts(p);
                 p->first = 1;
                 p->mode = K_BLOCK;
             } else if (match == M_CALL_BEGIN) {
+                tp_raw_begin(p, CALL_BEGIN, sizeof CALL_BEGIN - 1, i);
                 tp_text_call_starts(p);
                 p->first = 0;
                 begin_call(p, p->base + i);
@@ -364,6 +454,7 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
             int match, over = 0;
             i += scan_into(p, s + i, n - i, &p->name, &match, &over);
             if (over) {
+                tp_raw_end(p);
                 tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
                 if (match < 0) {
                     /* keep a partial token: K_SKIP must see it complete */

@@ -5,6 +5,15 @@
  *                 ...</function>\n</tool_call>
  *   minimax_m2:   <minimax:tool_call>\n<invoke name="NAME">\n<parameter name="KEY">VALUE</parameter>\n
  *                 ...</invoke>\n<invoke ...>...</invoke>\n</minimax:tool_call>
+ *   dots:         <dots_function_call>\n<invoke name="NAME">\n<parameter name="KEY">VALUE</parameter>\n
+ *                 ...</invoke>\n</dots_function_call>  (rednote dots.llm: MiniMax's shape,
+ *                 values stripped as DotsToolDetector strips them, its own typing row)
+ *   minicpm5:     <function name="NAME"><param name="KEY">VALUE</param>...</function>
+ *                 (OpenBMB MiniCPM: no block; values stripped, <![CDATA[...]]> unwrapped;
+ *                 undeclared keys typed too, as MiniCPM5Detector types them)
+ *   mimo:         <tool_call>\n<function=NAME>\n<parameter=KEY>VALUE</parameter>\n...</function>\n</tool_call>
+ *                 (Xiaomi MiMo: Qwen3-Coder's tags, the value as written, typed by
+ *                 Qwen3-Coder's row)
  *
  * Both are a block (block_open ... block_close) of one or more invokes
  * (invoke_open NAME name_end ... invoke_close), each a list of parameters
@@ -80,6 +89,11 @@ typedef struct {
     uint8_t value_act[MAX_VALUE_END];
     uint8_t nvalue_end;
     uint8_t trim_nl; /* one newline after the value's opening tag is the template's */
+    uint8_t strip;   /* leading and trailing blanks are not part of a value (str.strip) */
+    uint8_t bare;    /* calls stand in the text, without a block (block_open/close unused) */
+    uint8_t cdata;   /* a value <![CDATA[...]]> is its content */
+    uint8_t typed_undeclared; /* an undeclared key's value is typed by the row, not a string */
+    uint8_t inv_kind[5]; /* inv_m's pattern index -> I_* (bare rows have fewer patterns) */
     tp_matcher text_m, block_m, name_m, inv_m, key_m, value_m;
 } xml_spelling;
 
@@ -107,6 +121,35 @@ static xml_spelling SPELLINGS[] = {
         .nvalue_end = 3,
         .trim_nl = 0,
     },
+    {   /* no block: each call is a <function name="..."> element */
+        .fmt = &tp_fmt_minicpm5,
+        .invoke_open = "<function name=\"", .name_end = "\">", .invoke_close = "</function>",
+        .param_open = "<param name=\"", .key_end = "\">",
+        .value_end = {"</param>", "</function>"},
+        .value_act = {A_PARAM_END, A_INVOKE_END},
+        .nvalue_end = 2,
+        .strip = 1, .bare = 1, .cdata = 1, .typed_undeclared = 1,
+    },
+    {   /* MiniMax's shape in another block; values stripped */
+        .fmt = &tp_fmt_dots,
+        .block_open = "<dots_function_call>", .block_close = "</dots_function_call>",
+        .invoke_open = "<invoke name=\"", .name_end = "\">", .invoke_close = "</invoke>",
+        .param_open = "<parameter name=\"", .key_end = "\">",
+        .value_end = {"</parameter>", "</invoke>", "</dots_function_call>"},
+        .value_act = {A_PARAM_END, A_INVOKE_END, A_BLOCK_END},
+        .nvalue_end = 3,
+        .strip = 1,
+    },
+    {   /* Qwen3-Coder's tags; the value is the text between them, as written */
+        .fmt = &tp_fmt_mimo,
+        .block_open = "<tool_call>", .block_close = "</tool_call>",
+        .invoke_open = "<function=", .name_end = ">", .invoke_close = "</function>",
+        .param_open = "<parameter=", .key_end = ">",
+        .value_end = {"</parameter>", "</function>", "</tool_call>"},
+        .value_act = {A_PARAM_END, A_INVOKE_END, A_BLOCK_END},
+        .nvalue_end = 3,
+        .trim_nl = 0,
+    },
 };
 #define NSPELLINGS (sizeof(SPELLINGS) / sizeof(SPELLINGS[0]))
 
@@ -114,14 +157,21 @@ int tp_fmt_xmlparam_init(void)
 {
     for (size_t i = 0; i < NSPELLINGS; i++) {
         xml_spelling *s = &SPELLINGS[i];
+        if (s->bare) /* no block: the invoke opener starts a call in text */
+            s->block_open = s->block_close = s->invoke_open;
         const char *text_p[] = {s->block_open};
         const char *block_p[] = {s->invoke_open, s->block_close, s->block_open};
         const char *name_p[] = {s->name_end};
         const char *inv_p[] = {s->param_open, s->invoke_close, s->block_close, s->invoke_open,
                                s->block_open};
+        const char *bare_p[] = {s->param_open, s->invoke_close, s->invoke_open};
+        static const uint8_t ALL[] = {I_PARAM, I_INVOKE_END, I_BLOCK_END, I_INVOKE, I_BLOCK};
+        static const uint8_t BARE[] = {I_PARAM, I_INVOKE_END, I_INVOKE};
+        memcpy(s->inv_kind, s->bare ? BARE : ALL, s->bare ? 3 : 5);
         const char *key_p[] = {s->key_end};
         if (tp_matcher_build(&s->text_m, text_p, 1) || tp_matcher_build(&s->block_m, block_p, 3) ||
-            tp_matcher_build(&s->name_m, name_p, 1) || tp_matcher_build(&s->inv_m, inv_p, 5) ||
+            tp_matcher_build(&s->name_m, name_p, 1) ||
+            tp_matcher_build(&s->inv_m, s->bare ? bare_p : inv_p, s->bare ? 3 : 5) ||
             tp_matcher_build(&s->key_m, key_p, 1) ||
             tp_matcher_build(&s->value_m, s->value_end, s->nvalue_end))
             return -1;
@@ -203,21 +253,29 @@ static void end_invoke(tp_parser *p)
     tp_buf_shrink(&p->pending, 1u << 16);
 }
 
-static void start_block(tp_parser *p)
+/* in_block: the opener came inside a block, after a call (p->have_name
+ * marks it while in M_OPEN): if no invoke follows, it was the model closing
+ * the block with a second opener, markup that is dropped, not prose. */
+static void start_block(tp_parser *p, int in_block)
 {
     p->mode = M_OPEN;
     p->fstate = 0; /* bytes of invoke_open matched */
+    p->have_name = (uint8_t)in_block;
     tp_buf_clear(&p->pending);
 }
 
-/* A block opener that turned out not to start a call: it, the blanks after
- * it and the matched part of an invoke opener are text, scanned as text. */
+/* A block opener that turned out not to start a call: it (unless it closed
+ * a block, see start_block), the blanks after it and the matched part of an
+ * invoke opener are text, scanned as text. */
 static void not_a_call(tp_parser *p, const xml_spelling *sp)
 {
     int match;
     p->mode = M_TEXT;
     p->node = 0;
-    tp_text(p, (const uint8_t *)sp->block_open, strlen(sp->block_open));
+    tp_raw_end(p);
+    if (!p->have_name)
+        tp_text(p, (const uint8_t *)sp->block_open, strlen(sp->block_open));
+    p->have_name = 0;
     tp_text(p, p->pending.data, p->pending.len);
     tp_buf_clear(&p->pending);
     /* an invoke opener prefix cannot hold a whole block opener: no match */
@@ -250,6 +308,7 @@ static size_t open_bytes(tp_parser *p, const xml_spelling *sp, const uint8_t *s,
         }
         i++;
         if (++p->fstate == iol) {
+            p->have_name = 0;
             invoke_begins(p, off + i - iol);
             return i;
         }
@@ -312,7 +371,12 @@ static void key_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 static void value_open(tp_parser *p, const xml_spelling *sp)
 {
     p->mode = M_VALUE;
-    p->fstate = sp->trim_nl; /* 1: a leading newline is still to be dropped */
+    /* 1: a leading newline is still to be dropped; 2: leading blanks are;
+     * 4: the value may still open with <![CDATA[ (have_name: bytes of it
+     * matched; trailing_reported: inside the section) */
+    p->fstate = sp->trim_nl | (sp->strip ? 2u : 0u) | (sp->cdata ? 4u : 0u);
+    p->have_name = 0;
+    p->trailing_reported = 0;
     tp_buf_clear(&p->pending);
     if (!p->discard)
         strip(&p->key);
@@ -329,7 +393,8 @@ static void value_open(tp_parser *p, const xml_spelling *sp)
      * (both SGLang detectors read those as strings); any other kind is typed
      * when it closes */
     int kind = tp_parser_param_kind(p, p->tool_id, p->key.data, p->key.len);
-    p->vkind = kind == TP_PARAM_STRING || kind == TP_PARAM_UNKNOWN ? VK_HOLD : VK_RAW;
+    int str = kind == TP_PARAM_STRING || (kind == TP_PARAM_UNKNOWN && !sp->typed_undeclared);
+    p->vkind = str ? VK_HOLD : VK_RAW;
 }
 
 static void hold(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
@@ -338,61 +403,157 @@ static void hold(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
         fail(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, off, n));
 }
 
-/* a string value that can no longer be the word null: stream it */
-static void commit_stream(tp_parser *p, const uint8_t *s, size_t n)
+/* Streamed string bytes. A stripping row holds a trailing blank run in
+ * `pending` (it ends the value, or is written when more text follows). */
+static void stream_bytes(tp_parser *p, const xml_spelling *sp, const uint8_t *s, size_t n, uint64_t off)
 {
-    args_lit(p, "\"");
-    tp_ev_args_escaped(p, p->pending.data, p->pending.len);
-    tp_ev_args_escaped(p, s, n);
-    tp_buf_clear(&p->pending);
-    p->vkind = VK_STREAM;
+    if (p->trailing_reported) { /* in a CDATA section: its "]]>" (and blanks) may end the value */
+        hold(p, s, n, off);
+        if (p->discard)
+            return;
+        uint8_t *d = p->pending.data;
+        size_t z = p->pending.len;
+        while (z && is_blank(d[z - 1]))
+            z--;
+        size_t k = z >= 3 && memcmp(d + z - 3, "]]>", 3) == 0 ? 3 : z >= 2 && memcmp(d + z - 2, "]]", 2) == 0 ? 2
+                 : z >= 1 && d[z - 1] == ']' ? 1 : 0;
+        if (k) {
+            z -= k;
+            while (z && is_blank(d[z - 1]))
+                z--;
+        }
+        if (z) {
+            tp_ev_args_escaped(p, d, z);
+            memmove(d, d + z, p->pending.len - z);
+            p->pending.len -= z;
+        }
+        return;
+    }
+    if (!sp->strip) {
+        tp_ev_args_escaped(p, s, n);
+        return;
+    }
+    size_t z = n;
+    while (z && is_blank(s[z - 1]))
+        z--;
+    if (z) {
+        tp_ev_args_escaped(p, p->pending.data, p->pending.len);
+        tp_buf_clear(&p->pending);
+        tp_ev_args_escaped(p, s, z);
+    }
+    hold(p, s + z, n - z, off + z);
 }
 
-static void hold_string(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+static void hold_string(tp_parser *p, const xml_spelling *sp, const uint8_t *s, size_t n, uint64_t off)
 {
     static const char NUL_WORD[] = "null";
     for (size_t i = 0; i < n; i++) {
         size_t j = p->pending.len + i;
         uint8_t c = s[i] >= 'A' && s[i] <= 'Z' ? (uint8_t)(s[i] + 32) : s[i];
+        if (j >= 4 && sp->strip && is_blank(c))
+            continue; /* "null" and blanks: still null once stripped */
         if (j >= 4 || c != (uint8_t)NUL_WORD[j]) {
-            commit_stream(p, s, n);
+            /* the held prefix is written; this chunk's bytes stream */
+            args_lit(p, "\"");
+            tp_ev_args_escaped(p, p->pending.data, p->pending.len);
+            tp_buf_clear(&p->pending);
+            p->vkind = VK_STREAM;
+            stream_bytes(p, sp, s, n, off);
             return;
         }
     }
     hold(p, s, n, off);
 }
 
+static void value_content(tp_parser *p, const xml_spelling *sp, const uint8_t *s, size_t n, uint64_t off);
+
 static void value_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
-    if (n && p->fstate) {
-        p->fstate = 0;
+    const xml_spelling *sp = spelling(p);
+    if (n && (p->fstate & 1)) {
+        p->fstate &= ~1u;
         if (s[0] == '\n') { /* the template's newline after the opening tag */
             s++;
             n--;
             off++;
         }
     }
-    if (n == 0)
-        return;
+    static const char CDATA_OPEN[] = "<![CDATA[";
+    for (;;) {
+        if (p->fstate & 2) { /* leading blanks of a stripping row's value */
+            while (n && is_blank(*s)) {
+                s++;
+                n--;
+                off++;
+            }
+            if (n == 0)
+                return;
+            p->fstate &= ~2u;
+        }
+        if (!(p->fstate & 4))
+            break;
+        while (n && p->have_name < 9 && *s == (uint8_t)CDATA_OPEN[p->have_name]) {
+            p->have_name++;
+            s++;
+            n--;
+            off++;
+        }
+        if (p->have_name == 9) { /* a CDATA section: its content is the value (stripped) */
+            p->fstate = (uint8_t)((p->fstate & ~4u) | 2u);
+            p->trailing_reported = 1;
+            continue;
+        }
+        if (n == 0)
+            return; /* still a prefix of <![CDATA[ */
+        p->fstate &= ~4u; /* not one: the bytes matched are the value's */
+        if (p->have_name)
+            value_content(p, sp, (const uint8_t *)CDATA_OPEN, p->have_name, off - p->have_name);
+        p->have_name = 0;
+        break;
+    }
+    if (n)
+        value_content(p, sp, s, n, off);
+}
+
+static void value_content(tp_parser *p, const xml_spelling *sp, const uint8_t *s, size_t n, uint64_t off)
+{
     switch (p->vkind) {
     case VK_DROP:
         break;
     case VK_STREAM:
-        tp_ev_args_escaped(p, s, n);
+        stream_bytes(p, sp, s, n, off);
         break;
     case VK_RAW:
         hold(p, s, n, off);
         break;
     case VK_HOLD:
-        hold_string(p, s, n, off);
+        hold_string(p, sp, s, n, off);
         break;
     }
 }
 
 static void value_close(tp_parser *p)
 {
-    if (p->vkind == VK_STREAM)
+    const xml_spelling *sp = spelling(p);
+    if ((p->fstate & 4) && p->have_name) /* a value that was only the start of <![CDATA[ */
+        value_content(p, sp, (const uint8_t *)"<![CDATA[", p->have_name, p->base);
+    if (sp->strip && p->vkind != VK_DROP) { /* trailing blanks (and a CDATA end) end the value */
+        tp_buf *b = &p->pending;
+        while (b->len && is_blank(b->data[b->len - 1]))
+            b->len--;
+        if (p->trailing_reported && b->len >= 3 && memcmp(b->data + b->len - 3, "]]>", 3) == 0) {
+            b->len -= 3;
+            while (b->len && is_blank(b->data[b->len - 1]))
+                b->len--;
+        }
+    }
+    p->have_name = 0;
+    p->trailing_reported = 0;
+    if (p->vkind == VK_STREAM) {
+        if (p->pending.len) /* a held "]]" that was content */
+            tp_ev_args_escaped(p, p->pending.data, p->pending.len);
         args_lit(p, "\"");
+    }
     else if (p->vkind == VK_RAW || p->vkind == VK_HOLD) /* typed by the family's row */
         tp_value_complete(p, p->key.data, p->key.len, p->pending.data, p->pending.len);
     p->vkind = VK_DROP;
@@ -451,8 +612,13 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
         switch (p->mode) {
         case M_TEXT:
             i += tp_scan_text(p, &sp->text_m, s + i, n - i, &match);
-            if (match == 0)
-                start_block(p);
+            if (match == 0 && sp->bare) {
+                tp_raw_begin(p, sp->invoke_open, strlen(sp->invoke_open), i);
+                invoke_begins(p, p->base + i - strlen(sp->invoke_open));
+            } else if (match == 0) {
+                tp_raw_begin(p, sp->block_open, strlen(sp->block_open), i);
+                start_block(p, 0);
+            }
             break;
         case M_OPEN:
             i += open_bytes(p, sp, s + i, n - i, off);
@@ -460,11 +626,13 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
         case M_BLOCK:
             i += scan(p, &sp->block_m, s + i, n - i, &match, block_text, off);
             if (match == B_INVOKE) {
+                tp_raw_begin(p, sp->invoke_open, strlen(sp->invoke_open), i);
                 invoke_begins(p, p->base + i - strlen(sp->invoke_open));
             } else if (match == B_BLOCK_END) {
                 p->mode = M_TEXT;
             } else if (match == B_BLOCK) {
-                start_block(p);
+                tp_raw_begin(p, sp->block_open, strlen(sp->block_open), i);
+                start_block(p, 1);
             }
             break;
         case M_NAME:
@@ -474,17 +642,22 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
             break;
         case M_INV:
             i += scan(p, &sp->inv_m, s + i, n - i, &match, NULL, off);
+            if (match >= 0)
+                match = sp->inv_kind[match];
             if (match == I_PARAM) {
                 p->mode = M_KEY;
                 tp_buf_clear(&p->key);
             } else if (match >= 0) {
                 end_invoke(p);
-                p->mode = match == I_INVOKE_END ? M_BLOCK : M_TEXT;
+                p->mode = match == I_INVOKE_END && !sp->bare ? M_BLOCK : M_TEXT;
                 p->fstate = 0;
-                if (match == I_INVOKE)
+                if (match == I_INVOKE) {
+                    tp_raw_begin(p, sp->invoke_open, strlen(sp->invoke_open), i);
                     invoke_begins(p, p->base + i - strlen(sp->invoke_open));
-                else if (match == I_BLOCK)
-                    start_block(p);
+                } else if (match == I_BLOCK) {
+                    tp_raw_begin(p, sp->block_open, strlen(sp->block_open), i);
+                    start_block(p, 1);
+                }
             }
             break;
         case M_KEY:
@@ -507,7 +680,7 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
                 break;
             case A_INVOKE_END:
                 end_invoke(p);
-                p->mode = M_BLOCK;
+                p->mode = sp->bare ? M_TEXT : M_BLOCK;
                 p->fstate = 0;
                 break;
             default:
@@ -536,13 +709,12 @@ static void xml_finish(tp_parser *p)
             tp_release_held(p, &sp->block_m);
         p->node = 0;
         break;
-    default: /* end of stream inside an invoke */
+    default: /* end of stream inside an invoke: reported; one not announced yet is text */
         p->node = 0;
-        if (p->cur >= 0 && !p->discard)
+        if (!p->discard)
             tp_call_unterminated(p);
-        else if (!p->discard)
-            tp_ev_error(p, TP_ERR_UNTERMINATED, p->base, -1, p->name.data, p->name.len);
-        p->after_call = 1;
+        else
+            p->after_call = 1;
         break;
     }
     tp_text_finish(p);
@@ -550,3 +722,6 @@ static void xml_finish(tp_parser *p)
 
 const tp_format tp_fmt_qwen3_coder = {"qwen3_coder", xml_feed, xml_finish};
 const tp_format tp_fmt_minimax_m2 = {"minimax_m2", xml_feed, xml_finish};
+const tp_format tp_fmt_mimo = {"mimo", xml_feed, xml_finish};
+const tp_format tp_fmt_dots = {"dots", xml_feed, xml_finish};
+const tp_format tp_fmt_minicpm5 = {"minicpm5", xml_feed, xml_finish};

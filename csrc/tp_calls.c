@@ -19,15 +19,18 @@ int tp_call_open(tp_parser *p, const uint8_t *name, size_t len, uint64_t offset)
 {
     p->held = 0;
     if (len == 0) {
+        tp_raw_end(p);
         tp_ev_error(p, TP_ERR_BAD_NAME, offset, -1, NULL, 0);
         return 0;
     }
     if (!(p->flags & (TP_FLAG_ACCEPT_ANY | TP_FLAG_FORWARD_UNKNOWN)) &&
         tp_parser_find_tool(p, name, len) < 0) {
+        tp_raw_end(p);
         tp_ev_error(p, TP_ERR_UNKNOWN_TOOL, offset, -1, name, len);
         return 0;
     }
     if ((uint32_t)p->ncalls >= p->lim.max_calls) {
+        tp_raw_end(p);
         tp_ev_error(p, TP_ERR_CALL_LIMIT, offset, -1, name, len);
         return 0;
     }
@@ -47,6 +50,7 @@ void tp_call_announce(tp_parser *p)
 {
     if (!p->held)
         return;
+    tp_raw_end(p);
     p->held = 0;
     p->cur = p->ncalls++;
     size_t start = p->out.len;
@@ -128,17 +132,69 @@ int tp_call_json_args(tp_parser *p, const uint8_t *s, size_t n, size_t *used)
 
 void tp_call_unterminated(tp_parser *p)
 {
+    /* a call never announced sent nothing: its text is text */
+    int released = tp_call_release_raw(p);
     p->node = 0;
     tp_buf_clear(&p->pending);
     tp_call_fail(p, TP_ERR_UNTERMINATED, p->base);
-    p->after_call = 1;
+    if (!released)
+        p->after_call = 1;
 }
 
 void tp_call_fail(tp_parser *p, int code, uint64_t offset)
 {
+    tp_raw_end(p);
     /* a call failing before its announcement is reported without an index:
      * no event ever named it */
     tp_ev_error(p, code, offset, p->cur, NULL, 0);
     p->cur = -1;
     p->held = 0;
+}
+
+/* ---- the raw text of a call before its announcement ----
+ * Every byte of model output ends up in text, in a call or in an error: a
+ * call the stream ends in before it was announced (its name, its markup)
+ * has sent nothing, so its text is released as text, as if the marker had
+ * started no call. Decided at the end of the stream only, so the result is
+ * the same for any chunking. */
+
+void tp_raw_begin(tp_parser *p, const char *marker, size_t mlen, size_t at)
+{
+    tp_buf_clear(&p->raw);
+    p->raw_over = (tp_buf_append(&p->raw, p->ws.data, p->ws.len) ||
+                   tp_buf_append(&p->raw, marker, mlen)) != 0;
+    p->raw_on = 1;
+    p->raw_at = at;
+}
+
+void tp_raw_end(tp_parser *p)
+{
+    if (!p->raw_on)
+        return;
+    p->raw_on = 0;
+    tp_buf_clear(&p->raw);
+    tp_buf_shrink(&p->raw, 1u << 12);
+}
+
+void tp_raw_chunk_end(tp_parser *p, const uint8_t *data, size_t n)
+{
+    if (p->raw_on && !p->raw_over && p->raw_at < n &&
+        tp_buf_append(&p->raw, data + p->raw_at, n - p->raw_at))
+        p->raw_over = 1;
+    p->raw_at = 0;
+}
+
+int tp_call_release_raw(tp_parser *p)
+{
+    if (!p->raw_on || p->raw_over || p->cur >= 0) {
+        tp_raw_end(p);
+        return 0;
+    }
+    p->raw_on = 0;
+    p->held = 0;
+    p->node = 0;
+    tp_text(p, p->raw.data, p->raw.len);
+    tp_text_finish(p); /* its trailing whitespace too: nothing follows it */
+    tp_buf_clear(&p->raw);
+    return 1;
 }

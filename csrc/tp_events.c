@@ -66,6 +66,8 @@ static void raw_text(tp_parser *p, const uint8_t *s, size_t n) { append_span(p, 
 
 void tp_ev_text(tp_parser *p, const uint8_t *s, size_t n) { raw_text(p, s, n); }
 
+void tp_ev_reasoning(tp_parser *p, const uint8_t *s, size_t n) { append_span(p, TP_EV_REASONING, -1, s, n); }
+
 void tp_ev_args_from(tp_parser *p, size_t start) { span_event(p, TP_EV_ARGS, p->cur, start); }
 
 void tp_ev_args(tp_parser *p, const uint8_t *s, size_t n) { append_span(p, TP_EV_ARGS, p->cur, s, n); }

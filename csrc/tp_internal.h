@@ -7,6 +7,8 @@
 
 /* --- event emission (tp_events.c) --- */
 void tp_ev_text(tp_parser *p, const uint8_t *s, size_t n);
+/* Reasoning text (merged with an adjacent reasoning span). */
+void tp_ev_reasoning(tp_parser *p, const uint8_t *s, size_t n);
 /* Registers out[start:] (already written by a scanner) as arguments. */
 void tp_ev_args_from(tp_parser *p, size_t start);
 void tp_ev_args(tp_parser *p, const uint8_t *s, size_t n);
@@ -68,6 +70,19 @@ int tp_call_json_args(tp_parser *p, const uint8_t *s, size_t n, size_t *used);
 /* End of stream inside a call: drops what it held, reports "unterminated". */
 void tp_call_unterminated(tp_parser *p);
 
+/* Raw text of a call before its announcement (see struct tp_parser).
+ * tp_raw_begin: a call's first marker (its text `marker`) ended at index
+ * `at` of the chunk being fed; recording starts with the whitespace held
+ * before it. tp_call_announce, tp_call_open's refusals and tp_call_fail end
+ * it; tp_raw_end ends it where a format finds the marker started no call.
+ * tp_call_release_raw: at the end of the stream, a call that was never
+ * announced is text; returns 1 if it released it, 0 if there was none (or
+ * it was over the limit). */
+void tp_raw_begin(tp_parser *p, const char *marker, size_t mlen, size_t at);
+void tp_raw_end(tp_parser *p);
+void tp_raw_chunk_end(tp_parser *p, const uint8_t *data, size_t n);
+int tp_call_release_raw(tp_parser *p);
+
 /* The parser's tools: its own (tp_parser_add_tool) or a shared compiled list. */
 const tp_tools *tp_parser_tools(const tp_parser *p);
 
@@ -102,15 +117,30 @@ int tp_fmt_deepseek_init(void);
 extern const tp_format tp_fmt_deepseekv32;
 extern const tp_format tp_fmt_deepseekv4;
 extern const tp_format tp_fmt_deepseekv41;
+extern const tp_format tp_fmt_gigachat35;
 int tp_fmt_dsml_init(void);
 extern const tp_format tp_fmt_kimi_k2;
 int tp_fmt_kimi_init(void);
 extern const tp_format tp_fmt_qwen3_coder;
 extern const tp_format tp_fmt_minimax_m2;
+extern const tp_format tp_fmt_mimo;
+extern const tp_format tp_fmt_dots;
+extern const tp_format tp_fmt_minicpm5;
+extern const tp_format tp_fmt_trinity;
+int tp_fmt_trinity_init(void);
 int tp_fmt_xmlparam_init(void);
 extern const tp_format tp_fmt_llama3; /* fmt_jsontag.c */
 extern const tp_format tp_fmt_mistral; /* fmt_deepseek.c */
 extern const tp_format tp_fmt_pythonic;
 int tp_fmt_pythonic_init(void);
+extern const tp_format tp_fmt_gpt_oss;
+int tp_fmt_harmony_init(void);
+/* more rows of the GLM engine (fmt_glm.c) */
+extern const tp_format tp_fmt_ling3;
+extern const tp_format tp_fmt_iquest_q1;
+extern const tp_format tp_fmt_poolside_v1;
+extern const tp_format tp_fmt_spark25;
+extern const tp_format tp_fmt_hunyuan;
+extern const tp_format tp_fmt_hunyuan_os;
 
 #endif

@@ -44,9 +44,18 @@ static const uint8_t SAME_ESC[256] = {['"'] = 1, ['\\'] = 1, ['b'] = 1, ['f'] = 
 
 static inline int is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+/* Appends s[0:n) (n > 0): a copy when it fits the buffer's capacity (which
+ * never exceeds its limit), the growing path otherwise. */
 static inline int put(tp_buf *out, const void *s, size_t n)
 {
-    return out ? tp_buf_append(out, s, n) : 0;
+    if (!out)
+        return 0;
+    if (out->cap - out->len >= n && n) {
+        memcpy(out->data + out->len, s, n);
+        out->len += n;
+        return 0;
+    }
+    return tp_buf_append(out, s, n);
 }
 
 static int put_utf8(tp_buf *out, uint32_t cp)
@@ -78,7 +87,7 @@ static int put_utf8(tp_buf *out, uint32_t cp)
 /* A decoded code point inside a string, written in the output's form. */
 static int put_cp(tp_json *j, tp_buf *out, uint32_t cp)
 {
-    if (j->mode == TPJ_MODE_RAW_STRING)
+    if ((j->mode & TPJ_MODE_RAW_STRING))
         return put_utf8(out, cp);
     char e[6];
     switch (cp) {
@@ -158,6 +167,8 @@ static void step_digits(char *d, int prec, int *exp10, int up)
     }
 }
 
+static size_t format_digits(int neg, const char *digits, int nd, int exp10, char *out);
+
 size_t tp_format_double(double v, char *out)
 {
     if (isnan(v))
@@ -195,6 +206,14 @@ size_t tp_format_double(double v, char *out)
         if (prec == 17) /* 17 correctly rounded digits always round-trip */
             memcpy(digits, cand, 17), exp10 = e;
     }
+    return format_digits(neg, digits, nd, exp10, out);
+}
+
+/* repr() of the value (-1)^neg x d1.d2d3.. x 10^exp10, given its shortest
+ * round-trip digits d[0:nd) (d[0] != '0'): fixed notation for exponents
+ * from -4 to 15, else d.ddde+XX. Returns the length written. */
+static size_t format_digits(int neg, const char *digits, int nd, int exp10, char *out)
+{
     while (nd > 1 && digits[nd - 1] == '0')
         nd--;
     int decpt = exp10 + 1; /* value = 0.d1d2.. * 10^decpt */
@@ -236,23 +255,98 @@ size_t tp_format_double(double v, char *out)
     return (size_t)(o - out);
 }
 
-static int emit_number(tp_json *j, tp_buf *out)
+/* repr(float(s)) of a float token s[0:n) (valid JSON grammar) without
+ * strtod when it has at most 15 significant digits and a normal-range
+ * exponent: such a decimal is the shortest string that reads back as its
+ * double (15 digits always survive decimal -> double -> decimal, so no
+ * shorter string can name the same double), so repr() prints its own
+ * digits. Returns the length written to f, or 0 to take the general path. */
+static size_t fast_float(const char *s, size_t n, char *f)
+{
+    char d[16];
+    int nd = 0, neg = 0, lead = 1, decpt = 0, exp = 0;
+    size_t k = 0;
+    if (s[0] == '-')
+        neg = 1, k = 1;
+    for (; k < n && s[k] >= '0' && s[k] <= '9'; k++) { /* integer part */
+        if (lead && s[k] == '0')
+            continue;
+        lead = 0;
+        if (nd == 15)
+            return 0;
+        d[nd++] = s[k];
+        decpt++;
+    }
+    if (k < n && s[k] == '.')
+        for (k++; k < n && s[k] >= '0' && s[k] <= '9'; k++) {
+            if (lead && s[k] == '0') {
+                decpt--;
+                continue;
+            }
+            lead = 0;
+            if (nd == 15)
+                return 0;
+            d[nd++] = s[k];
+        }
+    if (k < n) { /* e / E */
+        int esign = 1;
+        k++;
+        if (s[k] == '+' || s[k] == '-')
+            esign = s[k++] == '-' ? -1 : 1;
+        if (n - k > 4)
+            return 0;
+        for (; k < n; k++)
+            exp = exp * 10 + (s[k] - '0');
+        exp *= esign;
+    }
+    while (nd > 0 && d[nd - 1] == '0')
+        nd--;
+    if (nd == 0) { /* zero, signed as written */
+        memcpy(f, neg ? "-0.0" : "0.0", neg ? 4 : 3);
+        return neg ? 4u : 3u;
+    }
+    decpt += exp;
+    if (decpt <= -300 || decpt >= 300)
+        return 0;
+    return format_digits(neg, d, nd, decpt - 1, f);
+}
+
+/* The number token s[0:n) (valid JSON grammar) in json.dumps form. `z`:
+ * the token NUL-terminated, needed when it is 72 bytes or longer. */
+static int put_number(tp_buf *out, const char *s, size_t n, const char *z)
 {
     int is_float = 0;
-    for (uint16_t k = 0; k < j->num_len; k++) {
-        char c = j->num[k];
+    for (size_t k = 0; k < n; k++) {
+        char c = s[k];
         if (c == '.' || c == 'e' || c == 'E')
             is_float = 1;
     }
-    j->num[j->num_len] = 0;
     if (is_float) {
         char f[40];
-        size_t n = tp_format_double(strtod(j->num, NULL), f);
-        return put(out, f, n);
+        size_t fl = fast_float(s, n, f);
+        if (fl)
+            return put(out, f, fl);
+        char local[72];
+        if (n < sizeof local) {
+            memcpy(local, s, n);
+            local[n] = 0;
+            z = local;
+        }
+        double v = strtod(z, NULL);
+        if (!isfinite(v)) /* past a double: the digits as written (RFC 8259 has no range) */
+            return put(out, s, n);
+        fl = tp_format_double(v, f);
+        return put(out, f, fl);
     }
-    if (j->num_len == 2 && j->num[0] == '-' && j->num[1] == '0')
+    if (n == 2 && s[0] == '-' && s[1] == '0')
         return put(out, "0", 1);
-    return put(out, j->num, j->num_len);
+    return put(out, s, n);
+}
+
+static int emit_number(tp_json *j, tp_buf *out)
+{
+    j->num[j->num_len] = 0;
+    return put_number(out, j->num, j->num_len, j->num);
 }
 
 static inline void value_done(tp_json *j)
@@ -308,7 +402,7 @@ static int finish_u(tp_json *j, tp_buf *out)
 
 static int end_string(tp_json *j, tp_buf *out)
 {
-    if (j->mode == TPJ_MODE_RAW_STRING) {
+    if ((j->mode & TPJ_MODE_RAW_STRING)) {
         j->state = S_DONE;
         return 0;
     }
@@ -351,13 +445,13 @@ static size_t close_container(tp_json *j, int is_obj, size_t i, tp_buf *out)
 /* starts a value at byte c (already known not to be whitespace) */
 static size_t start_value(tp_json *j, uint8_t c, size_t i, tp_buf *out)
 {
-    if (j->mode == TPJ_MODE_RAW_STRING && c != '"')
+    if ((j->mode & TPJ_MODE_RAW_STRING) && c != '"')
         return fail(j, TP_ERR_BAD_NAME, i);
     switch (c) {
     case '"':
         j->str_is_key = 0;
         j->state = S_STR;
-        if (j->mode != TPJ_MODE_RAW_STRING)
+        if (!(j->mode & TPJ_MODE_RAW_STRING))
             OUT(put(out, "\"", 1));
         return SIZE_MAX;
     case '{': return open_container(j, 1, i, out);
@@ -365,8 +459,6 @@ static size_t start_value(tp_json *j, uint8_t c, size_t i, tp_buf *out)
     case 't': j->lit = "true"; break;
     case 'f': j->lit = "false"; break;
     case 'n': j->lit = "null"; break;
-    case 'N': j->lit = "NaN"; break;
-    case 'I': j->lit = "Infinity"; break;
     case '-':
         j->state = S_NUM;
         j->num_state = N_MINUS;
@@ -388,9 +480,126 @@ static size_t start_value(tp_json *j, uint8_t c, size_t i, tp_buf *out)
     return SIZE_MAX;
 }
 
+/* Byte classes for the token fast paths: bytes that may continue a number
+ * token, and whitespace. */
+enum { C_NUM = 1, C_WS = 2 };
+static const uint8_t CLS[256] = {
+    ['0'] = C_NUM, ['1'] = C_NUM, ['2'] = C_NUM, ['3'] = C_NUM, ['4'] = C_NUM, ['5'] = C_NUM,
+    ['6'] = C_NUM, ['7'] = C_NUM, ['8'] = C_NUM, ['9'] = C_NUM, ['.'] = C_NUM, ['e'] = C_NUM,
+    ['E'] = C_NUM, ['+'] = C_NUM, ['-'] = C_NUM,
+    [' '] = C_WS, ['\t'] = C_WS, ['\n'] = C_WS, ['\r'] = C_WS,
+};
+
+/* Is s[0:n) a JSON number (RFC 8259)? */
+static int number_token(const uint8_t *s, size_t n)
+{
+    size_t k = s[0] == '-';
+    if (k < n && s[k] == '0')
+        k++;
+    else if (k < n && s[k] >= '1' && s[k] <= '9')
+        while (k < n && s[k] >= '0' && s[k] <= '9')
+            k++;
+    else
+        return 0;
+    if (k < n && s[k] == '.') {
+        size_t d = ++k;
+        while (k < n && s[k] >= '0' && s[k] <= '9')
+            k++;
+        if (k == d)
+            return 0;
+    }
+    if (k < n && (s[k] == 'e' || s[k] == 'E')) {
+        k++;
+        if (k < n && (s[k] == '+' || s[k] == '-'))
+            k++;
+        size_t d = k;
+        while (k < n && s[k] >= '0' && s[k] <= '9')
+            k++;
+        if (k == d)
+            return 0;
+    }
+    return k == n;
+}
+
+/* Fast path for a whole scalar token that lies in this chunk (a number
+ * followed by its terminator, true/false/null): written in one step, with
+ * the state, output and error offsets the byte-by-byte path gives (a
+ * number is written at its terminator, a literal after its last byte).
+ * Returns the index after the token, or i when the token is left to the
+ * byte-by-byte path (cut by the chunk, long, malformed, a string or a
+ * container). On an output error the state is S_ERR. */
+static size_t fast_scalar(tp_json *j, const uint8_t *p, size_t i, size_t n, tp_buf *out)
+{
+    uint8_t c = p[i];
+    size_t e;
+    if (CLS[c] & C_NUM) {
+        for (e = i + 1; e < n && (CLS[p[e]] & C_NUM); e++)
+            ;
+        if (e == n || e - i > 64 || !number_token(p + i, e - i))
+            return i;
+        if (put_number(out, (const char *)p + i, e - i, NULL)) {
+            fail(j, TP_ERR_BUFFER_LIMIT, e);
+            return e;
+        }
+    } else {
+        const char *w = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" : NULL;
+        if (!w)
+            return i;
+        size_t l = c == 'f' ? 5 : 4;
+        if (n - i < l || memcmp(p + i, w, l) != 0)
+            return i;
+        e = i + l;
+        if (put(out, w, l)) {
+            fail(j, TP_ERR_BUFFER_LIMIT, e);
+            return e;
+        }
+    }
+    value_done(j);
+    return e;
+}
+
+/* Fast path for a string: its run of plain bytes and of the escapes
+ * json.dumps writes as they are read (\" \\ \b \f \n \r \t) is its own
+ * output, quotes included. A whole string in this chunk is taken in one
+ * step (the state is then the caller's to set); a string the chunk cuts, or
+ * one with another escape or a control character, is taken up to there and
+ * left in S_STR, as the byte-by-byte path leaves it. Taken only when the
+ * bytes fit the buffer's capacity (which never exceeds its limit; otherwise
+ * the byte-by-byte path places a limit error exactly). Returns the index
+ * after what was taken, or i when not taken. */
+static size_t fast_string(tp_json *j, const uint8_t *p, size_t i, size_t n, tp_buf *out, int key)
+{
+    size_t k = i + 1;
+    for (;;) {
+        k += tp_esc_scan(p + k, n - k);
+        if (k + 1 < n && p[k] == '\\' && SAME_ESC[p[k + 1]]) {
+            k += 2;
+            continue;
+        }
+        break;
+    }
+    int whole = k < n && p[k] == '"';
+    size_t l = k + (size_t)whole - i;
+    if (out) {
+        if (out->cap - out->len < l)
+            return i;
+        tp_copy(out->data + out->len, p + i, l);
+        out->len += l;
+    }
+    if (!whole) {
+        j->str_is_key = (uint8_t)key;
+        j->state = S_STR;
+        return k;
+    }
+    return k + 1;
+}
+
 size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
 {
     size_t i = 0, r;
+    int fast = !(j->mode & TPJ_MODE_RAW_STRING);
+    if (fast && out && out->cap - out->len < 256)
+        (void)tp_buf_reserve(out, 256); /* room for the fast paths; on failure they stand down */
     while (i < n) {
         uint8_t c = p[i];
         switch (j->state) {
@@ -398,20 +607,66 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
         case S_ERR:
             return i;
         case S_VALUE:
-            if (is_ws(c)) { i++; break; }
+            while (CLS[c] & C_WS) {
+                if (++i == n)
+                    return i;
+                c = p[i];
+            }
+            if (fast && (r = c == '"' ? fast_string(j, p, i, n, out, 0) : fast_scalar(j, p, i, n, out)) != i) {
+                if (c == '"' && j->state != S_STR)
+                    value_done(j);
+                i = r;
+                if (j->state == S_DONE || j->state == S_ERR)
+                    return i;
+                break;
+            }
             if ((r = start_value(j, c, i, out)) != SIZE_MAX) return r;
             i++;
             break;
         case S_ARR_FIRST:
-            if (is_ws(c)) { i++; break; }
-            if (c == ']') r = close_container(j, 0, i, out);
-            else r = start_value(j, c, i, out);
+            while (CLS[c] & C_WS) {
+                if (++i == n)
+                    return i;
+                c = p[i];
+            }
+            if (c == ']') {
+                r = close_container(j, 0, i, out);
+            } else {
+                if (fast && (r = c == '"' ? fast_string(j, p, i, n, out, 0) : fast_scalar(j, p, i, n, out)) != i) {
+                    if (c == '"' && j->state != S_STR)
+                        value_done(j);
+                    i = r;
+                    if (j->state == S_ERR)
+                        return i;
+                    break;
+                }
+                r = start_value(j, c, i, out);
+            }
             if (r != SIZE_MAX) return r;
             i++;
             break;
         case S_OBJ_FIRST:
         case S_OBJ_KEY:
-            if (is_ws(c)) { i++; break; }
+            while (CLS[c] & C_WS) {
+                if (++i == n)
+                    return i;
+                c = p[i];
+            }
+            if (c == '"' && fast && (r = fast_string(j, p, i, n, out, 1)) != i) {
+                /* the key, then its colon when it is in this chunk */
+                i = r;
+                if (j->state == S_STR)
+                    break; /* the key goes on */
+                j->state = S_COLON;
+                while (i < n && (CLS[p[i]] & C_WS))
+                    i++;
+                if (i < n && p[i] == ':') {
+                    OUT(put(out, ": ", 2));
+                    j->state = S_VALUE;
+                    i++;
+                }
+                break;
+            }
             if (c == '"') {
                 j->str_is_key = 1;
                 j->state = S_STR;
@@ -424,14 +679,22 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
             i++;
             break;
         case S_COLON:
-            if (is_ws(c)) { i++; break; }
+            while (CLS[c] & C_WS) {
+                if (++i == n)
+                    return i;
+                c = p[i];
+            }
             if (c != ':') return fail(j, TP_ERR_JSON_SYNTAX, i);
             OUT(put(out, ": ", 2));
             j->state = S_VALUE;
             i++;
             break;
         case S_AFTER:
-            if (is_ws(c)) { i++; break; }
+            while (CLS[c] & C_WS) {
+                if (++i == n)
+                    return i;
+                c = p[i];
+            }
             if (c == ',') {
                 OUT(put(out, ", ", 2));
                 j->state = top_is_obj(j) ? S_OBJ_KEY : S_VALUE;
@@ -447,12 +710,9 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
              * mode it takes in the escapes written as json.dumps writes
              * them (\" \\ \b \f \n \r \t), which stay as they are */
             size_t k = i;
-            int pairs = j->mode != TPJ_MODE_RAW_STRING;
+            int pairs = !(j->mode & TPJ_MODE_RAW_STRING);
             for (;;) {
-                while (k + 8 <= n && !tp_esc8(tp_load8(p + k)))
-                    k += 8;
-                while (k < n && p[k] >= 0x20 && p[k] != '"' && p[k] != '\\')
-                    k++;
+                k += tp_esc_scan(p + k, n - k);
                 if (pairs && k + 1 < n && p[k] == '\\' && SAME_ESC[p[k + 1]]) {
                     k += 2;
                     continue;
@@ -493,8 +753,13 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
             } else if (c == '\\') {
                 j->state = S_ESC;
                 i++;
-            } else {
+            } else if (j->mode & TPJ_STRICT_CTRL) {
                 return fail(j, TP_ERR_JSON_SYNTAX, i); /* raw control char */
+            } else {
+                /* a raw control character: read as json.loads(strict=False)
+                 * reads it, written escaped as json.dumps writes it */
+                OUT(put_cp(j, out, c));
+                i++;
             }
             break;
         }
@@ -559,13 +824,6 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
             int digit = c >= '0' && c <= '9';
             switch (ns) {
             case N_MINUS:
-                if (c == 'I') { /* -Infinity */
-                    j->state = S_LIT;
-                    j->lit = "-Infinity";
-                    j->lit_pos = 2;
-                    i++;
-                    continue;
-                }
                 next = c == '0' ? N_ZERO : digit ? N_INT : -1;
                 break;
             case N_ZERO:

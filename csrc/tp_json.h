@@ -5,7 +5,17 @@
  * json.dumps(value, ensure_ascii=False): ", " and ": " separators, strings
  * re-escaped minimally, floats in repr() form. Every byte written is final,
  * so the output so far is always a prefix of the final output: it can be
- * streamed as argument deltas. In RAW_STRING mode the value must be a string
+ * streamed as argument deltas. The output is strict JSON (RFC 8259): the
+ * constants NaN/Infinity are not read, and a number whose value is past a
+ * double is written with the digits the model wrote.
+ *
+ * Speed: a token that lies whole in the chunk (a string without escapes,
+ * copied eight bytes at a time as the long-string path is; a key with its
+ * colon; a number with its terminator; true/false/null) is taken in one
+ * step, and a float of at most 15 significant digits is written without
+ * strtod (its digits are repr()'s). Anything else goes byte by byte. Both
+ * paths give the same output, state and error offsets at every chunking
+ * (scripts/json-diff.sh tests the one against the other). In RAW_STRING mode the value must be a string
  * and its decoded UTF-8 content is written instead (used for names/keys). */
 #ifndef TP_JSON_H
 #define TP_JSON_H
@@ -18,7 +28,14 @@
 #define TP_JSON_DEPTH_CAP 4096 /* hard cap of the configurable depth limit */
 #define TP_JSON_NUM_MAX 4096   /* longest number token accepted */
 
-enum { TPJ_MODE_NORMAL = 0, TPJ_MODE_RAW_STRING = 1 };
+/* Modes (bits). By default the value is read as Python's
+ * json.loads(strict=False) reads it, without NaN/Infinity/-Infinity: a raw
+ * control character inside a string is content (written escaped), and the
+ * output is always RFC 8259 JSON (a number past a double keeps the digits
+ * it was written with). TPJ_STRICT_CTRL: a raw control character inside a
+ * string is an error, as json.loads(strict=True) has it (the typed-value
+ * rules of SGLang's XML families). */
+enum { TPJ_MODE_NORMAL = 0, TPJ_MODE_RAW_STRING = 1, TPJ_STRICT_CTRL = 2 };
 
 typedef struct {
     uint8_t state;

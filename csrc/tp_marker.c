@@ -38,6 +38,10 @@ int tp_matcher_build(tp_matcher *m, const char *const *pats, int npats)
         m->out[node] = (int8_t)k;
     }
     m->npats = (uint8_t)npats;
+    if (m->first_byte >= 0)
+        for (int k = 0; k < npats; k++)
+            if (!memchr(pats[k] + 1, m->first_byte, m->patlen[k] - 1u))
+                m->whole |= (uint16_t)(1u << k);
     /* BFS: fail links and dense transitions (missing edge -> fail's edge) */
     int qh = 0, qt = 0;
     fail[0] = 0;
@@ -81,6 +85,26 @@ void tp_matcher_scan(const tp_matcher *m, uint8_t *nodep, const uint8_t *p,
                 break;
             }
             i = (size_t)(q - p);
+            /* a whole marker here: matched in one step. Only markers without
+             * another first_byte inside qualify: then no match can end
+             * before this one's end but a shorter marker at the same
+             * start, which is preferred, as the automaton would report it */
+            int best = -1;
+            for (int k = 0; k < m->npats; k++)
+                if (((m->whole >> k) & 1) && m->patlen[k] <= n - i &&
+                    (best < 0 || m->patlen[k] < m->patlen[best]) &&
+                    memcmp(p + i, m->pats[k], m->patlen[k]) == 0)
+                    best = k;
+            if (best >= 0) {
+                i += m->patlen[best];
+                size_t vlen = held + i, start = vlen - m->patlen[best];
+                r->consumed = i;
+                r->match = best;
+                r->held_text = start < held ? start : held;
+                r->text_len = start > held ? start - held : 0;
+                *nodep = 0;
+                return;
+            }
         }
         if (i >= n)
             break;

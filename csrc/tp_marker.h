@@ -18,6 +18,9 @@ typedef struct {
     uint8_t nnodes;
     uint8_t npats;
     int16_t first_byte;                 /* >=0 when every marker starts with it */
+    uint16_t whole;                     /* bit k: marker k holds first_byte only at its
+                                         * start, so a whole occurrence of it at a
+                                         * first_byte ends the earliest possible match */
     const char *pats[TP_MARKER_MAX_PATS];
     uint8_t patlen[TP_MARKER_MAX_PATS];
     uint8_t depth[TP_MARKER_MAX_NODES];

@@ -20,6 +20,18 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_llama3,
     &tp_fmt_mistral,
     &tp_fmt_pythonic,
+    &tp_fmt_gpt_oss,
+    &tp_fmt_ling3,
+    &tp_fmt_iquest_q1,
+    &tp_fmt_poolside_v1,
+    &tp_fmt_spark25,
+    &tp_fmt_hunyuan,
+    &tp_fmt_hunyuan_os,
+    &tp_fmt_mimo,
+    &tp_fmt_dots,
+    &tp_fmt_trinity,
+    &tp_fmt_gigachat35,
+    &tp_fmt_minicpm5,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];
@@ -32,8 +44,10 @@ int tp_global_init(void)
     if (tp_fmt_jsontag_init())
         return -1;
     if (tp_fmt_glm_init() || tp_fmt_deepseek_init() || tp_fmt_dsml_init() ||
-        tp_fmt_kimi_init() || tp_fmt_xmlparam_init() ||
+        tp_fmt_kimi_init() || tp_fmt_xmlparam_init() || tp_fmt_trinity_init() ||
         tp_fmt_pythonic_init())
+        return -1;
+    if (tp_fmt_harmony_init())
         return -1;
     for (size_t i = 0; i < NFORMATS; i++)
         FORMAT_NAMES[i] = FORMATS[i]->name;
@@ -98,6 +112,7 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
     tp_buf_init(&p->callname, p->lim.max_name);
     tp_buf_init(&p->callid, p->lim.max_name);
     tp_buf_init(&p->pending, p->lim.max_buffer);
+    tp_buf_init(&p->raw, p->lim.max_buffer);
     return 0;
 }
 
@@ -113,6 +128,7 @@ void tp_parser_free(tp_parser *p)
     tp_buf_free(&p->callname);
     tp_buf_free(&p->callid);
     tp_buf_free(&p->pending);
+    tp_buf_free(&p->raw);
     tp_tools_free(&p->own);
     p->shared = NULL;
 }
@@ -138,7 +154,9 @@ int tp_parser_feed(tp_parser *p, const uint8_t *data, size_t n)
         return -1;
     if (p->finished || n == 0)
         return 0;
+    p->raw_at = 0;
     p->fmt->feed(p, data, n);
+    tp_raw_chunk_end(p, data, n);
     p->base += n;
     return p->oom ? -1 : 0;
 }

@@ -30,6 +30,7 @@ typedef enum {
                            * host's rules (Python literal syntax, see tp_types.h):
                            * the binding converts it to JSON text, which takes
                            * the event's place in the argument stream. */
+    TP_EV_REASONING = 7,  /* span: reasoning text (Harmony's analysis channel) */
 } tp_event_type;
 
 typedef struct {
@@ -102,6 +103,7 @@ struct tp_parser {
     uint8_t first;
     uint8_t trailing_reported;
     uint8_t fstate; /* spare format-specific state */
+    uint8_t filter_node; /* matcher state of a format's input filter (trinity) */
     uint64_t call_off;
     tp_buf name, key, pending;
     uint32_t resync_depth; /* fmt_jsontag.c, rows without an end tag: nesting
@@ -112,6 +114,15 @@ struct tp_parser {
 
     int32_t tool_id; /* declared tool of the open call, -1 if none */
     const tp_type_rules *rules; /* the format's value typing (tp_rules_for) */
+
+    /* The model's text of a call not announced yet, from its first marker
+     * (with the whitespace held before it): if the stream ends before the
+     * announcement, it is released as text (tp_raw_*, tp_calls.c). Bounded
+     * by lim.max_buffer (past it, raw_over: the cut-off call is reported
+     * "unterminated" instead). */
+    tp_buf raw;
+    uint8_t raw_on, raw_over;
+    size_t raw_at; /* where recording resumes in the chunk being fed */
 };
 
 /* Kinds of declared parameters (schema-typed formats; every tp_kind of

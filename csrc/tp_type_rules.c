@@ -70,8 +70,8 @@ const tp_type_rules tp_rules_qwen3_coder = {
         [TP_KIND_NUMBER] = QWEN_NULL | TP_R_PY_FLOAT | TP_R_FLOAT_AS_WRITTEN,
         [TP_KIND_BOOLEAN] = QWEN_NULL | TP_R_TRUE_WORD,
         [TP_KIND_NULL] = QWEN_NULL | TP_R_LITERAL_HOST,
-        [TP_KIND_OBJECT] = QWEN_NULL | TP_R_JSON | TP_R_JSON_FINITE | TP_R_LITERAL_HOST,
-        [TP_KIND_ARRAY] = QWEN_NULL | TP_R_JSON | TP_R_JSON_FINITE | TP_R_LITERAL_HOST,
+        [TP_KIND_OBJECT] = QWEN_NULL | TP_R_JSON | TP_R_LITERAL_HOST,
+        [TP_KIND_ARRAY] = QWEN_NULL | TP_R_JSON | TP_R_LITERAL_HOST,
         [TP_KIND_UNION] = QWEN_NULL | TP_R_LITERAL_HOST,
         [TP_KIND_HOST] = 0,
     },
@@ -86,7 +86,7 @@ const tp_type_rules tp_rules_qwen3_coder = {
  * tries. A string parameter (only string types) is its raw text but the
  * word "null" (the template writes None as `null`; docs/PARSERS.md). */
 #define MINIMAX_TRIES (TP_R_NULL_WORD | TP_R_NULL_NIL | TP_R_PY_INT | TP_R_PY_FLOAT | TP_R_BOOL_WORDS | \
-                       TP_R_JSON | TP_R_JSON_FINITE | TP_R_BY_MASK | TP_R_JSON_ELSE)
+                       TP_R_JSON | TP_R_BY_MASK | TP_R_JSON_ELSE)
 const tp_type_rules tp_rules_minimax_m2 = {
     "minimax_m2",
     {
@@ -105,6 +105,139 @@ const tp_type_rules tp_rules_minimax_m2 = {
     1,
 };
 
+/* poolside_v1_detector._convert_param_value: a parameter whose schema type
+ * (lowercased) is string/str/text/enum is its raw text; no type (or an
+ * undeclared key, or an unknown tool): json.loads, else the raw text; any
+ * other type: json.loads, then ast.literal_eval, else the raw text. Every
+ * declared non-string parameter compiles to TP_KIND_OTHER. A value that is
+ * JSON with NaN/Infinity stays text (SGLang writes them into the argument
+ * JSON; see docs/PARSERS.md). */
+#define POOLSIDE_TYPED (TP_R_JSON | TP_R_LITERAL_HOST)
+const tp_type_rules tp_rules_poolside_v1 = {
+    "poolside_v1",
+    {
+        [TP_KIND_UNTYPED] = TP_R_JSON,
+        [TP_KIND_STRING] = 0,
+        [TP_KIND_OTHER] = POOLSIDE_TYPED,
+        [TP_KIND_INTEGER] = POOLSIDE_TYPED,
+        [TP_KIND_NUMBER] = POOLSIDE_TYPED,
+        [TP_KIND_BOOLEAN] = POOLSIDE_TYPED,
+        [TP_KIND_NULL] = POOLSIDE_TYPED,
+        [TP_KIND_OBJECT] = POOLSIDE_TYPED,
+        [TP_KIND_ARRAY] = POOLSIDE_TYPED,
+        [TP_KIND_UNION] = POOLSIDE_TYPED,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
+/* spark25_detector._convert_value: "null" (any case) is null; then by the
+ * schema's type name (a type that is not a string, or none: "string"):
+ * string/str/text the raw text; integer/int int(); number/float float(),
+ * an integral value as an int; boolean/bool true/1/false/0 (stripped);
+ * anything else json.loads; a failed conversion tries json.loads, then the
+ * raw text. A declared string (or untyped declared) parameter is its raw
+ * text, "null" included (the template writes strings raw; docs/PARSERS.md);
+ * NaN/Infinity stay text. */
+#define SPARK_ELSE (TP_R_NULL_WORD | TP_R_JSON)
+const tp_type_rules tp_rules_spark25 = {
+    "spark25",
+    {
+        [TP_KIND_UNTYPED] = TP_R_NULL_WORD,
+        [TP_KIND_STRING] = 0,
+        [TP_KIND_OTHER] = SPARK_ELSE,
+        [TP_KIND_INTEGER] = SPARK_ELSE | TP_R_PY_INT,
+        [TP_KIND_NUMBER] = SPARK_ELSE | TP_R_PY_FLOAT,
+        [TP_KIND_BOOLEAN] = SPARK_ELSE | TP_R_BOOL_01,
+        [TP_KIND_NULL] = SPARK_ELSE,
+        [TP_KIND_OBJECT] = SPARK_ELSE,
+        [TP_KIND_ARRAY] = SPARK_ELSE,
+        [TP_KIND_UNION] = SPARK_ELSE,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
+/* dots_detector.DotsToolDetector._convert_param_value: "null" (any case)
+ * is null for every parameter; then by the schema's type (the first
+ * non-null of a list; through $ref/anyOf/oneOf/allOf): int() / float()
+ * (integral: an int) / "true" or "1" (any case), anything else false /
+ * everything else json.loads; what fails is the text (a value with
+ * NaN/Infinity too; json_repair is not tried). The value is stripped
+ * first (fmt_xmlparam.c's row). */
+#define DOTS_JSON (TP_R_NULL_WORD | TP_R_JSON)
+const tp_type_rules tp_rules_dots = {
+    "dots",
+    {
+        [TP_KIND_UNTYPED] = TP_R_NULL_WORD,
+        [TP_KIND_STRING] = TP_R_NULL_WORD,
+        [TP_KIND_OTHER] = DOTS_JSON,
+        [TP_KIND_INTEGER] = TP_R_NULL_WORD | TP_R_PY_INT,
+        [TP_KIND_NUMBER] = TP_R_NULL_WORD | TP_R_PY_FLOAT,
+        [TP_KIND_BOOLEAN] = TP_R_NULL_WORD | TP_R_TRUE_WORD | TP_R_TRUE_ONE,
+        [TP_KIND_NULL] = DOTS_JSON,
+        [TP_KIND_OBJECT] = DOTS_JSON,
+        [TP_KIND_ARRAY] = DOTS_JSON,
+        [TP_KIND_UNION] = DOTS_JSON,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
+/* hunyuan_detector.HunyuanDetector._parse_value: the schema's types (its
+ * "type", else its anyOf, else its oneOf, else string; aliases and int /
+ * num prefixes normalized; null left out) are tried in order: boolean
+ * (true/false in any case), integer (int()), number (int() when written
+ * without "." or "e", else float()), JSON when a type is none of string,
+ * boolean, integer, number; then the raw text if string is a type, else
+ * json.loads or the raw text. Only-string parameters (undeclared keys and
+ * unknown tools included) are the raw text, streamed; every other
+ * parameter compiles to TP_KIND_UNION, its mask the steps it takes (a
+ * number also takes int(); "a type outside the primitives" sets the
+ * object bit). NaN/Infinity stay text (docs/PARSERS.md). */
+#define HUNYUAN_TRIES (TP_R_BY_MASK | TP_R_PY_INT | TP_R_PY_FLOAT | TP_R_FLOAT_AS_WRITTEN | TP_R_BOOL_TF | \
+                       TP_R_JSON | TP_R_JSON_ELSE)
+const tp_type_rules tp_rules_hunyuan = {
+    "hunyuan",
+    {
+        [TP_KIND_UNTYPED] = 0,
+        [TP_KIND_STRING] = 0,
+        [TP_KIND_OTHER] = HUNYUAN_TRIES,
+        [TP_KIND_INTEGER] = HUNYUAN_TRIES,
+        [TP_KIND_NUMBER] = HUNYUAN_TRIES,
+        [TP_KIND_BOOLEAN] = HUNYUAN_TRIES,
+        [TP_KIND_NULL] = HUNYUAN_TRIES,
+        [TP_KIND_OBJECT] = HUNYUAN_TRIES,
+        [TP_KIND_ARRAY] = HUNYUAN_TRIES,
+        [TP_KIND_UNION] = HUNYUAN_TRIES,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
+/* minicpm5_detector.MiniCPM5Detector: a parameter whose schema `type` is
+ * exactly "string" is its (stripped) text; every other value, undeclared
+ * keys included, is json.loads, else ast.literal_eval, else the text (a
+ * value with NaN/Infinity: the text). */
+#define MINICPM5_PARSE (TP_R_JSON | TP_R_LITERAL_HOST)
+const tp_type_rules tp_rules_minicpm5 = {
+    "minicpm5",
+    {
+        [TP_KIND_UNTYPED] = MINICPM5_PARSE,
+        [TP_KIND_STRING] = 0,
+        [TP_KIND_OTHER] = MINICPM5_PARSE,
+        [TP_KIND_INTEGER] = MINICPM5_PARSE,
+        [TP_KIND_NUMBER] = MINICPM5_PARSE,
+        [TP_KIND_BOOLEAN] = MINICPM5_PARSE,
+        [TP_KIND_NULL] = MINICPM5_PARSE,
+        [TP_KIND_OBJECT] = MINICPM5_PARSE,
+        [TP_KIND_ARRAY] = MINICPM5_PARSE,
+        [TP_KIND_UNION] = MINICPM5_PARSE,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
 /* A format without rules of its own: a non-string value is its raw text. */
 const tp_type_rules tp_rules_plain = {"plain", {0}};
 
@@ -117,6 +250,15 @@ static const struct {
     {"glm47", &tp_rules_glm47},
     {"qwen3_coder", &tp_rules_qwen3_coder},
     {"minimax_m2", &tp_rules_minimax_m2},
+    {"ling3", &tp_rules_glm45}, /* Ling3Detector is a Glm4MoeDetector */
+    {"iquest_q1", &tp_rules_glm47}, /* IQuestQ1Detector is a Glm47MoeDetector */
+    {"poolside_v1", &tp_rules_poolside_v1},
+    {"spark25", &tp_rules_spark25},
+    {"hunyuan", &tp_rules_hunyuan},
+    {"hunyuan_os", &tp_rules_hunyuan},
+    {"mimo", &tp_rules_qwen3_coder}, /* MiMoDetector: Qwen3-Coder's conversions */
+    {"dots", &tp_rules_dots},
+    {"minicpm5", &tp_rules_minicpm5},
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)
@@ -131,7 +273,10 @@ const tp_type_rules *tp_rules_for(const void *fmt)
 const tp_type_rules *tp_rules_named(const char *family)
 {
     static const tp_type_rules *const ALL[] = {&tp_rules_glm45, &tp_rules_glm47, &tp_rules_qwen3_coder,
-                                                   &tp_rules_minimax_m2, &tp_rules_plain};
+                                                   &tp_rules_minimax_m2, &tp_rules_plain,
+                                                   &tp_rules_poolside_v1, &tp_rules_spark25,
+                                                   &tp_rules_hunyuan, &tp_rules_dots,
+                                                   &tp_rules_minicpm5};
     for (size_t i = 0; i < sizeof(ALL) / sizeof(ALL[0]); i++)
         if (strcmp(ALL[i]->family, family) == 0)
             return ALL[i];

@@ -52,7 +52,10 @@ enum {
  * run in the order given below; the first that decides wins, and a value no
  * step decides is its raw text as a JSON string. */
 enum {
-    TP_R_JSON = 1,          /* the whole value is JSON (json.loads): its canonical text */
+    TP_R_JSON = 1,          /* the whole value is JSON (json.loads): its canonical text.
+                             * Never NaN/Infinity (tp_json.h: those are not JSON here,
+                             * so such a value goes on to the next step, and ends as its
+                             * text); a number past a double keeps its digits */
     TP_R_JSON_STR_HOST = 2, /* ... but a JSON string goes to the host (numeric coercion) */
     TP_R_UNESCAPE_HOST = 4, /* not JSON, has '\\' or '"': the host tries it as escaped JSON */
     TP_R_STRIP_QUOTES = 8,  /* 'x' / "x" (same quote both ends): the text between */
@@ -79,11 +82,14 @@ enum {
      * object/array); a mask with string then takes the raw text */
     TP_R_BY_MASK = 1u << 14,
     TP_R_JSON_ELSE = 1u << 15,  /* nothing decided and no string in the mask: JSON, else the text */
-    TP_R_JSON_FINITE = 1u << 16, /* a JSON value with NaN/Infinity is the raw text
-                                  * (json.loads reads it, json.dumps(allow_nan=False) does not) */
+    /* more boolean words (rows of the GLM engine); like BOOL_WORDS, gated by
+     * the mask under BY_MASK, and a value they reject goes on */
+    TP_R_BOOL_01 = 1u << 17, /* true/1, false/0 (any case, stripped): Spark */
+    TP_R_BOOL_TF = 1u << 18, /* true, false (any case, as written): Hunyuan */
+    TP_R_TRUE_ONE = 1u << 19,    /* with TRUE_WORD: "1" is true as well (dots) */
 };
 /* Order in which steps run: null words, PY_INT, PY_FLOAT, TRUE_WORD,
- * BOOL_WORDS, JSON (+ JSON_STR_HOST, UNION_STRING, JSON_FINITE),
+ * BOOL_WORDS, BOOL_01, BOOL_TF, JSON (+ JSON_STR_HOST, UNION_STRING),
  * UNESCAPE_HOST, STRIP_QUOTES, LITERAL_HOST, JSON_ELSE, the raw text. */
 
 /* Families: GLM-4.5, GLM-4.7, Qwen3-Coder, MiniMax-M2 (tp_type_rules.c).
@@ -102,7 +108,12 @@ extern const tp_type_rules tp_rules_glm45;
 extern const tp_type_rules tp_rules_glm47;
 extern const tp_type_rules tp_rules_qwen3_coder;
 extern const tp_type_rules tp_rules_minimax_m2;
+extern const tp_type_rules tp_rules_dots;
+extern const tp_type_rules tp_rules_minicpm5;
 extern const tp_type_rules tp_rules_plain; /* no typing: a value is its raw text */
+extern const tp_type_rules tp_rules_poolside_v1;
+extern const tp_type_rules tp_rules_spark25;
+extern const tp_type_rules tp_rules_hunyuan;
 
 /* The rules row of a format (a const tp_format *, matched by name;
  * tp_rules_plain if it has none). */

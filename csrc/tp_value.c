@@ -132,7 +132,7 @@ static unsigned json_type(const uint8_t *s, size_t n)
     }
     int is_float = 0;
     for (size_t k = 0; k < n; k++)
-        if (s[k] == '.' || s[k] == 'e' || s[k] == 'N' || s[k] == 'I')
+        if (s[k] == '.' || s[k] == 'e' || s[k] == 'E')
             is_float = 1;
     if (!is_float)
         return TP_JT_INTEGER;
@@ -151,7 +151,7 @@ static unsigned json_type(const uint8_t *s, size_t n)
 static int json_value(tp_json *js, uint32_t max_depth, const uint8_t *raw, size_t n, tp_buf *out)
 {
     size_t start = out->len;
-    tp_json_init(js, TPJ_MODE_NORMAL, max_depth);
+    tp_json_init(js, TPJ_MODE_NORMAL | TPJ_STRICT_CTRL, max_depth); /* json.loads as SGLang calls it */
     size_t k = tp_json_feed(js, raw, n, out);
     if (!tp_json_failed(js) && !tp_json_done(js))
         tp_json_end(js, out);
@@ -249,9 +249,44 @@ static int put_int_of(tp_buf *out, double v)
     return len > 0 && (size_t)len < sizeof buf && !tp_buf_append(out, buf, (size_t)len) ? 1 : -2;
 }
 
-/* Python float(s), finite. 1: written (an integral value as an int when
- * `as_written` is 0, or when s has neither "." nor "e"); 0: fails; -1: the
- * host decides; -2: out of memory. */
+/* Is s[0:n) a JSON number token (RFC 8259 grammar)? */
+static int json_number(const uint8_t *s, size_t n)
+{
+    size_t k = 0;
+    if (k < n && s[k] == '-')
+        k++;
+    if (k < n && s[k] == '0')
+        k++;
+    else if (k < n && s[k] >= '1' && s[k] <= '9')
+        while (k < n && s[k] >= '0' && s[k] <= '9')
+            k++;
+    else
+        return 0;
+    if (k < n && s[k] == '.') {
+        size_t d = ++k;
+        while (k < n && s[k] >= '0' && s[k] <= '9')
+            k++;
+        if (k == d)
+            return 0;
+    }
+    if (k < n && (s[k] == 'e' || s[k] == 'E')) {
+        k++;
+        if (k < n && (s[k] == '+' || s[k] == '-'))
+            k++;
+        size_t d = k;
+        while (k < n && s[k] >= '0' && s[k] <= '9')
+            k++;
+        if (k == d)
+            return 0;
+    }
+    return k == n;
+}
+
+/* Python float(s). 1: written (an integral value as an int when
+ * `as_written` is 0, or when s has neither "." nor "e"; a value past a
+ * double with the digits of s when they are a JSON number, since Python's
+ * inf is not JSON); 0: fails (also a value past a double written otherwise,
+ * e.g. "+1e400" or "inf"); -1: the host decides; -2: out of memory. */
 static int py_float(const uint8_t *s, size_t n, int as_written, tp_buf *out)
 {
     size_t i = n && (s[0] == '+' || s[0] == '-') ? 1 : 0, k = i, d = 0;
@@ -286,7 +321,7 @@ static int py_float(const uint8_t *s, size_t n, int as_written, tp_buf *out)
     if (buf != local)
         free(buf);
     if (!isfinite(v))
-        return 0;
+        return json_number(s, n) ? (tp_buf_append(out, s, n) ? -2 : 1) : 0;
     if (floor(v) == v && (!as_written || !point))
         return put_int_of(out, v);
     char f[40];
@@ -294,36 +329,25 @@ static int py_float(const uint8_t *s, size_t n, int as_written, tp_buf *out)
     return tp_buf_append(out, f, fl) ? -2 : 1;
 }
 
-/* MiniMax's boolean words: 1 written, 0 not a boolean word, -1 the host's */
-static int bool_words(const uint8_t *s, size_t n, tp_buf *out)
+/* Boolean words: the first `nw` of T (true) and F (false), in any case,
+ * stripped as str.strip() does when `strip`. 1 written, 0 not a boolean
+ * word, -1 the host's. MiniMax: true/1/yes/on, false/0/no/off; Spark: the
+ * first two; Hunyuan: true/false as written. */
+static int bool_words_n(const uint8_t *s, size_t n, int nw, int strip, tp_buf *out)
 {
     static const char *const T[] = {"true", "1", "yes", "on"}, *const F[] = {"false", "0", "no", "off"};
     for (size_t k = 0; k < n; k++)
         if (s[k] >= 0x80)
-            return -1; /* str.strip() also strips Unicode spaces */
-    while (n && py_space(s[0]))
+            return strip ? -1 : 0; /* str.strip() also strips Unicode spaces */
+    while (strip && n && py_space(s[0]))
         s++, n--;
-    while (n && py_space(s[n - 1]))
+    while (strip && n && py_space(s[n - 1]))
         n--;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < nw; k++) {
         if (lower_eq(s, n, T[k]))
             return tp_buf_append(out, "true", 4) ? -2 : 1;
         if (lower_eq(s, n, F[k]))
             return tp_buf_append(out, "false", 5) ? -2 : 1;
-    }
-    return 0;
-}
-
-/* does canonical JSON hold NaN or Infinity (outside strings)? */
-static int has_nonfinite(const uint8_t *s, size_t n)
-{
-    for (size_t k = 0; k < n; k++) {
-        if (s[k] == '"') {
-            for (k++; k < n && s[k] != '"'; k++)
-                k += s[k] == '\\';
-        } else if (s[k] == 'N' || s[k] == 'I') {
-            return 1;
-        }
     }
     return 0;
 }
@@ -355,13 +379,18 @@ int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t
         if (res != 0)
             return res == 1 ? TP_TV_TEXT : res == -1 ? TP_TV_HOST : -1;
     }
-    if (steps & TP_R_TRUE_WORD)
-        return (lower_eq(raw, n, "true") ? tp_buf_append(out, "true", 4) : tp_buf_append(out, "false", 5))
-                   ? -1 : TP_TV_TEXT;
-    if ((steps & TP_R_BOOL_WORDS) && (!gate || (mask & TP_JT_BOOLEAN))) {
-        res = bool_words(raw, n, out);
-        if (res != 0)
-            return res == 1 ? TP_TV_TEXT : res == -1 ? TP_TV_HOST : -1;
+    if (steps & TP_R_TRUE_WORD) {
+        int t = lower_eq(raw, n, "true") || ((steps & TP_R_TRUE_ONE) && n == 1 && raw[0] == '1');
+        return (t ? tp_buf_append(out, "true", 4) : tp_buf_append(out, "false", 5)) ? -1 : TP_TV_TEXT;
+    }
+    for (int b = 0; b < 3; b++) {
+        static const uint32_t STEP[] = {TP_R_BOOL_WORDS, TP_R_BOOL_01, TP_R_BOOL_TF};
+        static const uint8_t NW[] = {4, 2, 1}, STRIP[] = {1, 1, 0};
+        if ((steps & STEP[b]) && (!gate || (mask & TP_JT_BOOLEAN))) {
+            res = bool_words_n(raw, n, NW[b], STRIP[b], out);
+            if (res != 0)
+                return res == 1 ? TP_TV_TEXT : res == -1 ? TP_TV_HOST : -1;
+        }
     }
     if ((steps & TP_R_JSON) && (!gate || (mask & (TP_JT_OBJECT | TP_JT_ARRAY)))) {
         res = json_value(js, max_depth, raw, n, out);
@@ -374,10 +403,6 @@ int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t
                 return TP_TV_HOST;
             }
             if ((steps & TP_R_UNION_STRING) && !(jt & mask) && (mask & TP_JT_STRING)) {
-                out->len = start;
-                return put_string(out, raw, n) ? -1 : TP_TV_TEXT;
-            }
-            if ((steps & TP_R_JSON_FINITE) && has_nonfinite(out->data + start, out->len - start)) {
                 out->len = start;
                 return put_string(out, raw, n) ? -1 : TP_TV_TEXT;
             }
@@ -397,7 +422,7 @@ int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t
         res = json_value(js, max_depth, raw, n, out);
         if (res == -2)
             return -1;
-        if (res == 1 && !((steps & TP_R_JSON_FINITE) && has_nonfinite(out->data + start, out->len - start)))
+        if (res == 1)
             return TP_TV_TEXT;
         out->len = start;
         if (res < 0)

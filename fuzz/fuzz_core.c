@@ -16,7 +16,9 @@
  *    no call is ever named and then dropped with nothing written;
  *  - the streamed result (merged) equals the one-shot result, error offsets
  *    included;
- *  - every call's argument deltas concatenate to valid JSON in canonical form (normalizing it again with
+ *  - every call's argument deltas concatenate to strict JSON (RFC 8259,
+ *    checked by a validator of its own: no NaN/Infinity, no raw control
+ *    character in a string) in canonical form (normalizing it again with
  *    a second tp_json reproduces it); a raw value event (typed by the
  *    binding) counts as one JSON value;
  *  - on valid UTF-8 input cut at character boundaries (what the Python
@@ -113,10 +115,144 @@ static int wtf8_valid(const uint8_t *s, size_t n)
 
 static int is_utf8_start(uint8_t c) { return (c & 0xC0) != 0x80; }
 
-/* The arguments of a finished call must be canonical JSON: normalizing
- * them again gives the same bytes. */
+/* RFC 8259, independent of tp_json: one JSON text, no NaN/Infinity, no
+ * raw control character in a string (bytes >= 0x80 pass: invalid UTF-8 in
+ * the input passes through string content as lone bytes). Returns 1 if
+ * s[0:n) is strict JSON. Iterative: the nesting stack is a bit array. */
+static int rfc8259(const uint8_t *s, size_t n)
+{
+    static uint8_t stack[TP_JSON_DEPTH_CAP / 8 + 1];
+    size_t i = 0, depth = 0;
+    int key = 0; /* the string to read is an object key */
+    enum { VALUE, AFTER } st = VALUE;
+#define WS() while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++
+#define IS_OBJ() ((stack[(depth - 1) >> 3] >> ((depth - 1) & 7)) & 1)
+    for (;;) {
+        WS();
+        if (st == VALUE) {
+            if (i >= n)
+                return 0;
+            uint8_t c = s[i];
+            if (c == '{' || c == '[') {
+                if (depth > TP_JSON_DEPTH_CAP)
+                    return 0;
+                if (c == '{')
+                    stack[depth >> 3] |= (uint8_t)(1u << (depth & 7));
+                else
+                    stack[depth >> 3] &= (uint8_t)~(1u << (depth & 7));
+                depth++;
+                i++;
+                WS();
+                if (i < n && s[i] == (c == '{' ? '}' : ']')) {
+                    depth--;
+                    i++;
+                    st = AFTER;
+                    continue;
+                }
+                key = c == '{';
+                continue; /* a key (a string, then ':') or a value */
+            }
+            if (key && c != '"')
+                return 0;
+            if (c == '"') {
+                for (i++; i < n && s[i] != '"'; i++) {
+                    if (s[i] < 0x20)
+                        return 0;
+                    if (s[i] == '\\') {
+                        i++;
+                        if (i >= n)
+                            return 0;
+                        if (s[i] == 'u') {
+                            for (int k = 1; k <= 4; k++)
+                                if (i + (size_t)k >= n || !strchr("0123456789abcdefABCDEF", s[i + (size_t)k]) ||
+                                    s[i + (size_t)k] == 0)
+                                    return 0;
+                            i += 4;
+                        } else if (!strchr("\"\\/bfnrt", s[i]) || s[i] == 0) {
+                            return 0;
+                        }
+                    }
+                }
+                if (i >= n)
+                    return 0;
+                i++;
+                if (key) { /* then ':' and the key's value */
+                    WS();
+                    if (i >= n || s[i] != ':')
+                        return 0;
+                    i++;
+                    key = 0;
+                    continue;
+                }
+                st = AFTER;
+                continue;
+            }
+            if (c == 't' || c == 'f' || c == 'n') {
+                const char *w = c == 't' ? "true" : c == 'f' ? "false" : "null";
+                size_t l = strlen(w);
+                if (n - i < l || memcmp(s + i, w, l) != 0)
+                    return 0;
+                i += l;
+                st = AFTER;
+                continue;
+            }
+            /* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+            if (i < n && s[i] == '-')
+                i++;
+            if (i < n && s[i] == '0')
+                i++;
+            else if (i < n && s[i] >= '1' && s[i] <= '9')
+                while (i < n && s[i] >= '0' && s[i] <= '9')
+                    i++;
+            else
+                return 0; /* NaN, Infinity, -Infinity, anything else */
+            if (i < n && s[i] == '.') {
+                size_t d = ++i;
+                while (i < n && s[i] >= '0' && s[i] <= '9')
+                    i++;
+                if (i == d)
+                    return 0;
+            }
+            if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+                i++;
+                if (i < n && (s[i] == '+' || s[i] == '-'))
+                    i++;
+                size_t d = i;
+                while (i < n && s[i] >= '0' && s[i] <= '9')
+                    i++;
+                if (i == d)
+                    return 0;
+            }
+            st = AFTER;
+            continue;
+        }
+        /* AFTER a value */
+        if (depth == 0)
+            return i == n;
+        if (i >= n)
+            return 0;
+        if (s[i] == ',') {
+            i++;
+            st = VALUE;
+            key = IS_OBJ();
+            continue;
+        }
+        if (s[i] != (IS_OBJ() ? '}' : ']'))
+            return 0;
+        depth--;
+        i++;
+    }
+#undef WS
+#undef IS_OBJ
+}
+
+/* The arguments of a finished call must be strict JSON (RFC 8259) and
+ * canonical: normalizing them again gives the same bytes. */
 static void check_args(const tp_buf *a, int32_t call)
 {
+    CHECK(rfc8259(a->data ? a->data : (const uint8_t *)"", a->len),
+          "call %d: arguments are not strict JSON (RFC 8259): %.*s", call,
+          (int)(a->len > 400 ? 400 : a->len), a->data ? (const char *)a->data : "");
     static tp_json j;
     tp_buf again;
     tp_buf_init(&again, 0);
@@ -152,6 +288,10 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
     switch (e->type) {
     case TP_EV_TEXT:
         CHECK(e->len > 0, "empty text event");
+        break;
+    case TP_EV_REASONING: /* gpt_oss: the analysis channel, never inside a call */
+        CHECK(e->len > 0, "empty reasoning event");
+        CHECK(t->open < 0, "reasoning while call %d is open", t->open);
         break;
     case TP_EV_CALL_START:
         CHECK(t->open < 0, "call %d starts while %d is open", e->call, t->open);
@@ -199,7 +339,7 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
     /* merged record */
     if (t->n) {
         rec *last = &t->r[t->n - 1];
-        if ((e->type == TP_EV_TEXT || e->type == TP_EV_ARGS) && last->type == e->type &&
+        if ((e->type == TP_EV_TEXT || e->type == TP_EV_ARGS || e->type == TP_EV_REASONING) && last->type == e->type &&
             last->call == e->call) {
             must(tp_buf_append(&last->data, span, e->len) == 0);
             return;

@@ -7,12 +7,14 @@ every format from _core.formats().
 The first bytes pick the format, whether the input is a well-formed
 response built from the fuzz data (format_table renderer) or arbitrary
 Unicode (lone surrogates and NUL included), and the chunking. Checked:
-the event protocol and JSON arguments (check_stream_invariants); streamed ==
+the event protocol and arguments that are strict JSON, RFC 8259: no NaN or
+Infinity (check_stream_invariants); streamed ==
 one-shot; on well-formed input, the prose and the calls come out exactly (no
 prose lost). Any exception is a finding."""
 import json
 import os
 import random
+import re
 import sys
 
 import atheris
@@ -24,7 +26,8 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 with atheris.instrument_imports():
     from format_table import spec
     from support import check_stream_invariants, merge, summary
-    from sglang_toolparse import StreamParser
+    from sglang_toolparse import StreamParser, strict_json
+    from sglang_toolparse.strict_json import BigNumber
     from sglang_toolparse._core import formats
 
 FORMATS = formats()
@@ -45,12 +48,25 @@ def json_value(fdp, depth=0):
         return fdp.ConsumeInt(8)
     if k == 3:
         v = fdp.ConsumeRegularFloat()
-        return v
+        return v if fdp.ConsumeBool() else BigNumber("%de%d" % (fdp.ConsumeIntInRange(1, 99), 300 + fdp.ConsumeIntInRange(9, 999)))
     if k == 4:
         return fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, 12))
     if k == 5:
         return [json_value(fdp, depth + 1) for _ in range(fdp.ConsumeIntInRange(0, 3))]
     return {fdp.ConsumeUnicodeNoSurrogates(6): json_value(fdp, depth + 1) for _ in range(fdp.ConsumeIntInRange(0, 3))}
+
+
+_ESCAPE = re.compile(r"\\(\\|u00[01][0-9a-f]|[bfnrt])")
+_RAW = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _unescape_controls(text):
+    """JSON text with its control-character escapes written raw (an escaped
+    backslash stays as it is)."""
+    def raw(m):
+        e = m.group(1)
+        return m.group(0) if e == "\\" else _RAW[e] if len(e) == 1 else chr(int(e[1:], 16))
+    return _ESCAPE.sub(raw, text)
 
 
 def well_formed(fdp, fmt):
@@ -70,8 +86,11 @@ def well_formed(fdp, fmt):
         else:
             name = TOOLS[fdp.ConsumeIntInRange(0, len(TOOLS) - 1)]
             args = {fdp.ConsumeUnicodeNoSurrogates(8): json_value(fdp) for _ in range(fdp.ConsumeIntInRange(0, 3))}
-            parts.append(s.calls_text([(name, json.dumps(args, ensure_ascii=fdp.ConsumeBool()))]))
-            calls.append((name, json.dumps(args, ensure_ascii=False)))
+            # raw control characters inside strings (json.dumps escapes
+            # them; a model may not): read as json.loads(strict=False)
+            raw = strict_json.dumps(args) if fdp.ConsumeBool() else _unescape_controls(strict_json.dumps(args))
+            parts.append(s.calls_text([(name, raw)]))
+            calls.append((name, strict_json.dumps(args)))
             prev_call = True
     return "".join(parts), ("".join(text), calls, [])
 

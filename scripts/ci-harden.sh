@@ -46,6 +46,13 @@ if [ "${FUZZ_PY_SECONDS:-0}" -gt 0 ]; then
     scripts/fuzz-python.sh "$FUZZ_PY_SECONDS"
 fi
 
+echo "== JSON normalizer against its byte-by-byte version (scripts/json-diff.sh)"
+if git rev-parse -q --verify 86b4cdf^{commit} >/dev/null 2>&1; then
+    scripts/json-diff.sh 86b4cdf "${JSON_DIFF_RUNS:-100000}" "${FUZZ_SEED:-20261130}"
+else
+    echo "skipped: commit 86b4cdf (the reference normalizer) is not in this clone"
+fi
+
 echo "== 3. test suite under ASan+UBSan"
 # default: the hardening tests, the API misuse/input tests (uninitialized,
 # re-entrant and shared parsers; their former crash cases run in child

@@ -8,9 +8,10 @@ Standalone use (no SGLang needed)::
     for chunk in model_stream:
         for ev in p.feed(chunk):
             ...                               # Text / CallStart / ArgsDelta / CallEnd / ParseError
+                                              # (gpt-oss: Reasoning)
     tail = p.finish()
 
-    result = parse("hermes", full_text, tools) # .text, .calls, .errors
+    result = parse("hermes", full_text, tools) # .text, .calls (c.complete), .errors
 """
 from sglang_toolparse._core import (
     DEFAULT_LIMITS,
@@ -20,6 +21,7 @@ from sglang_toolparse._core import (
     CallStart,
     Event,
     ParseError,
+    Reasoning,
     Text,
 )
 from sglang_toolparse.api import (
@@ -42,6 +44,7 @@ __all__ = [
     "MAX_DEPTH_CAP",
     "ParseError",
     "ParseResult",
+    "Reasoning",
     "StreamParser",
     "Text",
     "ToolCall",

@@ -7,6 +7,7 @@ cimport cython
 from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport uint8_t, int32_t, uint32_t
+from libc.string cimport memcmp
 
 from sglang_toolparse._ctp cimport *
 
@@ -87,6 +88,19 @@ cdef class Event:
 @cython.final
 cdef class Text(Event):
     """Plain text for the user."""
+    cdef readonly str text
+
+    def __init__(self, str text):
+        self.text = text
+
+    cdef tuple _key(self):
+        return (self.text,)
+
+
+@cython.final
+cdef class Reasoning(Event):
+    """Reasoning text (Harmony's analysis channel): not for the user's
+    content; SGLang's tool parsers drop it."""
     cdef readonly str text
 
     def __init__(self, str text):
@@ -440,8 +454,11 @@ cdef class StreamParser:
 
     def parse_all(self, text):
         """One-shot: feeds `text` and ends the stream in one call. Returns
-        the Text, CallEnd and ParseError events (no CallStart or ArgsDelta:
-        each call's arguments are built once, for its CallEnd)."""
+        the Text, CallEnd and ParseError events (each complete call's
+        arguments are built once, for its CallEnd). A call that began and
+        then broke or was cut off appears as streaming showed it: its
+        CallStart and one ArgsDelta with the arguments sent so far (none if
+        nothing was), then its ParseError."""
         cdef list res
         if type(text) is not str:
             if not isinstance(text, str):
@@ -529,6 +546,7 @@ cdef class StreamParser:
         cdef list res = []
         cdef str s
         cdef Text t
+        cdef Reasoning rs
         cdef CallStart cs
         cdef CallEnd ce
         cdef ParseError pe
@@ -545,6 +563,10 @@ cdef class StreamParser:
                 t = Text.__new__(Text)
                 t.text = self._text_at(e.start, e.len)
                 res.append(t)
+            elif e.type == TP_EV_REASONING:
+                rs = Reasoning.__new__(Reasoning)
+                rs.text = self._text_at(e.start, e.len)
+                res.append(rs)
             elif e.type == TP_EV_RAW_VALUE:
                 key = self._text_at(e.start, <size_t>e.offset)
                 s = self._text_at(e.start + <size_t>e.offset, e.len - <size_t>e.offset)
@@ -599,6 +621,8 @@ cdef class StreamParser:
                 pe.offset = e.offset
                 pe.detail = self._text_at(e.start, e.len)
                 if e.call >= 0:
+                    if oneshot:  # the incomplete call, as streaming showed it
+                        self._incomplete(res, e.call)
                     self._args = []
                     if self._conv is not None and self._conv_call >= 0:
                         self._conv.reset()
@@ -606,6 +630,24 @@ cdef class StreamParser:
                     self._whole = False
                 res.append(pe)
         return res
+
+    cdef void _incomplete(self, list res, int index):
+        """One-shot: a call that began (CallStart) and ended with an error is
+        reported as streaming reported it: its CallStart and the arguments
+        sent so far (one ArgsDelta, none when nothing was sent), before the
+        error. A cut-off call is never lost one-shot nor made complete."""
+        cdef CallStart cs = CallStart.__new__(CallStart)
+        cdef ArgsDelta ad
+        cdef str s = "".join(self._args)
+        cs.index = index
+        cs.name = self._name
+        cs.id = self._id
+        res.append(cs)
+        if s:
+            ad = ArgsDelta.__new__(ArgsDelta)
+            ad.index = index
+            ad.delta = s
+            res.append(ad)
 
     cdef void _add_args(self, list res, int index, str delta):
         cdef ArgsDelta ad
@@ -681,3 +723,96 @@ cdef list _encode_tools(tool_names, tuple declared):
                 params.append((str(pname).encode("utf-8", "surrogatepass"), kind))
         out.append((str(name).encode("utf-8", "surrogatepass"), params))
     return out
+
+
+# ---- has a call? (SGLang's has_tool_call, one request's first look) --------
+
+cdef Py_ssize_t _utf8_index(const uint8_t *data, Py_ssize_t n, Py_ssize_t chars):
+    """Byte offset in UTF-8 `data` of character number `chars` (every byte
+    that is not a continuation byte starts one)."""
+    cdef Py_ssize_t i = 0
+    while i < n:
+        if (data[i] & 0xC0) != 0x80:
+            if chars == 0:
+                return i
+            chars -= 1
+        i += 1
+    return n
+
+
+cdef int _text_differs(tp_parser *p, const uint8_t *data, Py_ssize_t n, Py_ssize_t *at):
+    """1 if the batch holds anything but text, or text that is not the
+    input's next bytes (data[at:]); advances `at` over the text."""
+    cdef size_t k, nev
+    cdef const tp_event *ev = tp_parser_events(p, &nev)
+    cdef const uint8_t *out = tp_parser_output(p)
+    for k in range(nev):
+        if ev[k].type != TP_EV_TEXT:
+            return 1
+        if <size_t>(n - at[0]) < ev[k].len or memcmp(out + ev[k].start, data + at[0], ev[k].len) != 0:
+            return 1
+        at[0] += <Py_ssize_t>ev[k].len
+    return 0
+
+
+def starts_call(str format not None, text, Py_ssize_t pos=0):
+    """True when `format`'s parser, every tool name accepted, reads a tool
+    call in `text` (well-formed or not) or gives back other text than its
+    input; False when all of it is text. The text before `pos` (where the
+    first marker begins, for SGLang's has_tool_call) is fed in one piece,
+    the rest in small, then growing pieces, stopping at the first call
+    event: a long argument is not read. No event object is built."""
+    cdef const tp_format *fmt = tp_format_find(format.encode("utf-8", "surrogatepass"))
+    cdef const uint8_t *data
+    cdef Py_ssize_t n, start, end, at, first
+    cdef size_t step = 32
+    cdef bytes keep
+    cdef tp_parser p
+    cdef int found = 0
+    if fmt == NULL:
+        raise ValueError("unknown format %r; known: %s" % (format, ", ".join(formats())))
+    if type(text) is not str:
+        if not isinstance(text, str):
+            raise TypeError("starts_call() takes a str, not %s" % type(text).__name__)
+        text = PyUnicode_FromObject(text)
+    if pos < 0 or pos > PyUnicode_GET_LENGTH(text):
+        raise ValueError("pos %d is outside the text" % pos)
+    if PyUnicode_IS_ASCII(text):
+        data = <const uint8_t *>PyUnicode_DATA(text)
+        n = PyUnicode_GET_LENGTH(text)
+        start = pos
+    else:
+        try:
+            data = <const uint8_t *>PyUnicode_AsUTF8AndSize(text, &n)
+        except UnicodeEncodeError:  # lone surrogates
+            keep = (<str>text).encode("utf-8", "surrogatepass")
+            data = <const uint8_t *>keep
+            n = len(keep)
+        start = _utf8_index(data, n, pos)
+    # `text` (or `keep`) is held by this frame while the core reads `data`
+    if tp_parser_init(&p, fmt, NULL, TP_FLAG_ACCEPT_ANY) != 0:
+        raise MemoryError()
+    try:
+        at = 0
+        if start > 0:
+            if tp_parser_feed(&p, data, <size_t>start) != 0:
+                raise MemoryError()
+            found = _text_differs(&p, data, n, &at)
+        first = start
+        while start < n and not found:
+            end = start + <Py_ssize_t>step if <size_t>(n - start) > step else n
+            while end < n and (data[end] & 0xC0) == 0x80:  # whole characters
+                end += 1
+            if tp_parser_feed(&p, data + start, <size_t>(end - start)) != 0:
+                raise MemoryError()
+            found = _text_differs(&p, data, n, &at)
+            start = end
+            if end - first > 512:  # small pieces while a call's header could be read, then growing ones
+                step *= 2
+        if not found:
+            if tp_parser_finish(&p) != 0:
+                raise MemoryError()
+            found = _text_differs(&p, data, n, &at) or at != n
+        return bool(found)
+    finally:
+        tp_parser_free(&p)

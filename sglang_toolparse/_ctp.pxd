@@ -54,6 +54,7 @@ cdef extern from "tp_parser.h" nogil:
         TP_EV_CALL_END
         TP_EV_ERROR
         TP_EV_RAW_VALUE
+        TP_EV_REASONING
 
     ctypedef struct tp_event:
         uint8_t type

@@ -5,10 +5,11 @@ import json
 import marshal
 import threading
 from collections import OrderedDict
+from operator import is_
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from sglang_toolparse import _core
-from sglang_toolparse._core import CallEnd, ParseError, Text
+from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
 from sglang_toolparse.tool_specs import tool_entries
 
 # Names accepted by StreamParser/parse besides the core's own format names.
@@ -21,11 +22,19 @@ FORMAT_ALIASES = {
     "minimax-m2": "minimax_m2",
     "minimax": "minimax_m2",
     "step3p5": "qwen3_coder",
+    "gpt-oss": "gpt_oss",
+    "nanbeige": "qwen3_coder",  # SGLang serves Nanbeige with Qwen3CoderDetector
 }
 
 # Formats whose argument values are typed by the tools' JSON schemas.
-SCHEMA_TYPED_FORMATS = ("glm45", "glm47", "qwen3_coder", "minimax_m2")
-XML_FORMATS = ("qwen3_coder", "minimax_m2")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
+SCHEMA_TYPED_FORMATS = ("glm45", "glm47", "qwen3_coder", "minimax_m2", "mimo", "dots", "minicpm5")
+# rows of the GLM engine typed by GLM-4.5's or GLM-4.7's rules (glm_types.py)
+GLM_FAMILY = {"glm45": "glm45", "glm47": "glm47", "ling3": "glm45", "iquest_q1": "glm47"}
+SCHEMA_TYPED_FORMATS += tuple(f for f in GLM_FAMILY if f not in SCHEMA_TYPED_FORMATS)
+# rows of the GLM engine with rules of their own (glm_row_types.py)
+ROW_FORMATS = ("poolside_v1", "spark25", "hunyuan", "hunyuan_os")
+SCHEMA_TYPED_FORMATS += ROW_FORMATS
+XML_FORMATS = ("qwen3_coder", "minimax_m2", "mimo", "dots", "minicpm5")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
 
 
 def available_formats() -> List[str]:
@@ -125,11 +134,14 @@ def _compile_untyped(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
 def _compile(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
     if fmt in XML_FORMATS:
         return _compile_xml(fmt, schemas)
+    if fmt in ROW_FORMATS:
+        return _compile_row(fmt, schemas)
     if fmt not in SCHEMA_TYPED_FORMATS:
         return _compile_untyped(fmt, schemas)
     from sglang_toolparse.glm_types import GlmConverter, compile_tools
 
-    rows, whole, by_name = compile_tools(fmt, schemas)
+    family = GLM_FAMILY[fmt]
+    rows, whole, by_name = compile_tools(family, schemas)
     kinds = _core.KINDS
     crow = [(name, kinds[dk], [(k, kinds[kind], mask) for k, kind, mask in params]) for name, dk, params in rows]
     # every name of the list, in order (a repeated name keeps its first id)
@@ -137,13 +149,31 @@ def _compile(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
     crow = [(n, kinds["untyped"], []) for n in names] + crow
 
     def host() -> GlmConverter:
-        return GlmConverter(fmt, by_name, whole)
+        return GlmConverter(family, by_name, whole)
 
     return _core.CompiledTools(crow, whole, host)
 
 
+def _compile_row(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
+    from sglang_toolparse.glm_row_types import RowConverter, compile_rows, tool_params
+
+    kinds = _core.KINDS
+    crow = [(name, kinds[dk], [(k, kinds[kind], mask) for k, kind, mask in params])
+            for name, dk, params in compile_rows(fmt, schemas)]
+    names = [] if schemas is None else [n for n, _ in schemas]
+    crow = [(n, kinds["untyped"], []) for n in names] + crow
+    params = tool_params(schemas)
+
+    def host() -> RowConverter:  # the few values the core leaves to Python's rules
+        return RowConverter(fmt, params)
+
+    return _core.CompiledTools(crow, (), host)
+
+
 def _compile_xml(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
-    from sglang_toolparse.xml_types import XmlConverter, c_rows
+    from sglang_toolparse.xml_types import TYPING, XmlConverter, c_rows
+
+    fmt = TYPING.get(fmt, fmt)  # a row typed by another family's rules
 
     kinds = _core.KINDS
     tools = schemas or []
@@ -162,12 +192,17 @@ def compiled_tools(fmt: str, tools: Any) -> Any:
     """The CompiledTools of `tools` (a list or tuple) for format `fmt`."""
     if tools is None:
         tools = ()
+    last = _last  # one tuple read: the list asked for last, without a lookup
+    if last[0] is tools and last[1] == fmt and len(last[2]) == len(tools) and all(map(is_, last[2], tools)):
+        return last[3]
     key = (fmt, id(tools))
-    with _cache_lock:
-        hit = _by_identity.get(key)
-        if hit is not None:
+    hit = _by_identity.get(key)  # a dict read is atomic; the lock guards the order
+    if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(map(is_, hit[1], tools)):
+        try:  # one C call, atomic under the GIL (the lock guards compound updates)
             _by_identity.move_to_end(key)
-    if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(a is b for a, b in zip(hit[1], tools)):
+        except KeyError:  # evicted meanwhile by another thread
+            pass
+        _remember_last(fmt, hit[0], hit[1], hit[2])
         return hit[2]  # these very objects were checked when they were compiled
     schemas = tool_schemas(tools) or None  # checks `tools` (a list or tuple of tools)
     try:
@@ -187,13 +222,18 @@ def compiled_tools(fmt: str, tools: Any) -> Any:
         if ckey is not None:
             _remember(_by_content, ckey, compiled)
     _remember(_by_identity, key, (tools, tuple(tools), compiled))
+    _remember_last(fmt, tools, tuple(tools), compiled)
     return compiled
 
 
-def _schema_options(fmt: str, tools: Optional[Iterable[Any]]) -> Dict[str, Any]:
-    if fmt not in SCHEMA_TYPED_FORMATS:  # names (kimi_k2: and property names) compiled once
-        return {} if tools is None else {"compiled": compiled_tools(fmt, tools)}
-    return {"compiled": compiled_tools(fmt, tools)}  # typed by the core (tp_type_rules.c)
+# (tools, fmt, tuple(tools), compiled) of the last compiled_tools() answer;
+# replaced whole, so a reader sees one consistent tuple
+_last: Tuple[Any, ...] = (object(), None, (), None)
+
+
+def _remember_last(fmt: str, tools: Any, items: tuple, compiled: Any) -> None:
+    global _last
+    _last = (tools, fmt, items, compiled)
 
 
 class StreamParser(_core.StreamParser):
@@ -217,40 +257,74 @@ class StreamParser(_core.StreamParser):
         if not isinstance(format, str):
             raise TypeError("format must be a str, not %s" % type(format).__name__)
         fmt = FORMAT_ALIASES.get(format, format)
-        typed = _schema_options(fmt, tools)  # reads and checks `tools` (a compiled list once)
-        options.update(typed)
-        if "compiled" in typed:  # the compiled list holds the names; () keeps "only these tools"
-            names = None if tools is None else ()
-        else:
-            names = tool_names(tools)  # checks `tools`
-        super().__init__(fmt, names, **options)
+        if tools is None and fmt not in SCHEMA_TYPED_FORMATS:
+            super().__init__(fmt, None, **options)  # every name accepted, nothing typed
+            return
+        # the compiled list (reads and checks `tools` once) holds the names;
+        # () keeps "only these tools"
+        super().__init__(fmt, None if tools is None else (), compiled=compiled_tools(fmt, tools), **options)
 
 
 class ToolCall(NamedTuple):
+    """One call of a response. `complete` is False for a call that began
+    (its name and arguments were streamed) but was cut off (end of stream:
+    max_tokens, a stop string) or broke (malformed markup): `arguments` is
+    then the JSON text as far as it was generated, exactly what streaming
+    sent (a prefix of valid JSON, usually not valid JSON itself), and the
+    call's ParseError is in `errors`. Never execute an incomplete call."""
+
     index: int
     name: str
-    arguments: str  # JSON text
+    arguments: str  # JSON text (complete calls); the arguments so far otherwise
     id: Optional[str] = None  # the call id the model wrote (kimi_k2), else None
+    complete: bool = True
 
 
 class ParseResult(NamedTuple):
     text: str
-    calls: List[ToolCall]
+    calls: List[ToolCall]  # in index order, incomplete ones included (complete=False)
     errors: List[ParseError]
+
+    @property
+    def complete_calls(self) -> List[ToolCall]:
+        """The calls that ended well-formed (safe to execute)."""
+        return [c for c in self.calls if c.complete]
 
 
 def collect(events: Iterable[_core.Event]) -> ParseResult:
-    """Folds a sequence of events into text, complete calls and errors."""
+    """Folds a sequence of events (streamed, or parse_all's) into text,
+    calls and errors. The same input gives the same result either way: a
+    call that began and then ended with a ParseError is a ToolCall with
+    complete=False and the arguments its ArgsDelta events carried."""
     text: List[str] = []
     calls: List[ToolCall] = []
     errors: List[ParseError] = []
+    open_: Dict[int, Tuple[int, List[str]]] = {}  # index -> (position in calls, deltas)
     for ev in events:
-        if isinstance(ev, Text):
+        t = type(ev)
+        if t is Text:
             text.append(ev.text)
-        elif isinstance(ev, CallEnd):
-            calls.append(ToolCall(ev.index, ev.name, ev.arguments, ev.id))
-        elif isinstance(ev, ParseError):
+        elif t is ArgsDelta:
+            got = open_.get(ev.index)
+            if got is not None:
+                got[1].append(ev.delta)
+        elif t is CallStart:
+            open_[ev.index] = (len(calls), [])
+            calls.append(ToolCall(ev.index, ev.name, "", ev.id, False))
+        elif t is CallEnd:
+            got = open_.pop(ev.index, None)
+            call = ToolCall(ev.index, ev.name, ev.arguments, ev.id)
+            if got is None:
+                calls.append(call)
+            else:
+                calls[got[0]] = call
+        elif t is ParseError:
             errors.append(ev)
+            got = open_.pop(ev.index, None) if ev.index is not None else None
+            if got is not None:
+                calls[got[0]] = calls[got[0]]._replace(arguments="".join(got[1]))
+    for pos, deltas in open_.values():  # events of a stream not yet finished
+        calls[pos] = calls[pos]._replace(arguments="".join(deltas))
     return ParseResult("".join(text), calls, errors)
 
 

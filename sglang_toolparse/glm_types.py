@@ -17,7 +17,10 @@ and hands over only a value that needs Python's rules (literal syntax,
 number parsing, enum- or sibling-dependent unions); `GlmConverter` types
 those. Values SGLang cannot serialize (a Python set or bytes from its
 `ast.literal_eval` fallback) make its whole `detect_and_parse` fail; here
-they stay the raw string instead.
+they stay the raw string instead. Arguments are strict JSON
+(strict_json.py): a number past a double keeps its digits, and a value
+holding NaN or an infinity (which SGLang writes as `NaN`/`Infinity`, not
+JSON) stays its raw text.
 """
 from __future__ import annotations
 
@@ -27,6 +30,9 @@ import re
 import threading
 import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from sglang_toolparse.strict_json import dumps as strict_dumps
+from sglang_toolparse.strict_json import loads as _loads
 
 Schemas = Sequence[Tuple[str, Any]]  # (tool name, parameters schema or None)
 ByName = Dict[str, Any]  # tool name -> parameters schema (see by_name45/by_name47)
@@ -167,15 +173,15 @@ def glm45_argument_type(name2params: ByName, func_name: str, arg_key: str) -> Op
 
 def glm45_parse_arguments(json_value: str, arg_type: Optional[str] = None) -> Tuple[Any, bool]:
     try:
-        parsed_value = json.loads(json_value)
+        parsed_value = _loads(json_value)
         if arg_type == "number" and isinstance(parsed_value, str):
             parsed_value = _convert_to_number(parsed_value)
         return parsed_value, True
     except (json.JSONDecodeError, ValueError):
         pass
     try:
-        wrapped = json.loads('{"tmp": "' + json_value + '"}')
-        parsed_value = json.loads(wrapped["tmp"])
+        wrapped = _loads('{"tmp": "' + json_value + '"}')
+        parsed_value = _loads(wrapped["tmp"])
         if arg_type == "number" and isinstance(parsed_value, str):
             parsed_value = _convert_to_number(parsed_value)
         return parsed_value, True
@@ -220,7 +226,7 @@ def _json_type(value: Any) -> str:
         str: "string",
         list: "array",
         dict: "object",
-    }[type(value)]
+    }[float if isinstance(value, float) else type(value)]  # a BigNumber is a number
 
 
 def _json_equal(left: Any, right: Any) -> bool:
@@ -366,12 +372,12 @@ def _coerce_numeric_string(value: Any, arg_type: Optional[str]) -> Any:
 
 def glm47_parse_arguments(json_value: str, arg_type: Optional[str] = None) -> Tuple[Any, bool]:
     try:
-        return _coerce_numeric_string(json.loads(json_value), arg_type), True
+        return _coerce_numeric_string(_loads(json_value), arg_type), True
     except (json.JSONDecodeError, ValueError):
         pass
     try:
-        wrapped = json.loads('{"tmp": "' + json_value + '"}')
-        return _coerce_numeric_string(json.loads(wrapped["tmp"]), arg_type), True
+        wrapped = _loads('{"tmp": "' + json_value + '"}')
+        return _coerce_numeric_string(_loads(wrapped["tmp"]), arg_type), True
     except (json.JSONDecodeError, ValueError, KeyError):
         pass
     if arg_type == "string":
@@ -432,8 +438,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def _dumps(value: Any, raw: str) -> str:
     try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):  # a set/bytes/complex from literal_eval
+        text = strict_dumps(value)
+    except (TypeError, ValueError, RecursionError):  # a set/bytes/complex from literal_eval, NaN, inf
         text = json.dumps(raw, ensure_ascii=False)
     try:
         text.encode("utf-8")
@@ -487,7 +493,12 @@ class GlmConverter:
             return None
         try:
             args = glm47_parse_pairs(self.tools, self._name, self._pairs)
-            text = json.dumps(args, ensure_ascii=False)
+            try:
+                text = strict_dumps(args)
+            except ValueError:  # NaN or an infinity: that value is its raw text
+                raws = dict(self._pairs)
+                text = "{%s}" % ", ".join("%s: %s" % (_dumps(k, k), _dumps(v, raws.get(k, "")))
+                                          for k, v in args.items())
         except Exception:
             text = json.dumps(dict(self._pairs), ensure_ascii=False)
         self.reset()

@@ -3,8 +3,12 @@ grammar and structure_info keep working) and replace the parsing methods
 with the native core. Imports SGLang; loaded lazily by the plugin."""
 from __future__ import annotations
 
+import contextvars
+import json
 import logging
-from typing import Any, List, Optional, Tuple
+import os
+import types
+from typing import Any, Dict, List, Optional, Tuple
 
 from sglang.srt.environ import envs
 from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
@@ -13,8 +17,10 @@ from sglang.srt.function_call.qwen25_detector import Qwen25Detector
 
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
 from sglang_toolparse._core import StreamParser as _CoreParser
-from sglang_toolparse.api import StreamParser
-from sglang_toolparse.tool_specs import usable_tools
+from sglang_toolparse._core import starts_call
+from sglang_toolparse.api import SCHEMA_TYPED_FORMATS
+from sglang_toolparse.per_request import _protos as _PROTOS
+from sglang_toolparse.per_request import builtin_attr, declared_names, prototype, request_tools, start_from, state_of
 
 logger = logging.getLogger("sglang_toolparse")
 
@@ -68,6 +74,49 @@ class StreamedArgs(list):
         return list.__repr__(self)
 
 
+# Set by every native one-shot parse (detect_and_parse): whether the result
+# holds an incomplete call. The serving hook (serving_finish.py) reads it to
+# keep the non-stream finish_reason what the stream's is ("stop", not
+# "tool_calls", for a response whose call was cut off by a stop string or
+# EOS).
+ONESHOT_INCOMPLETE: "contextvars.ContextVar[bool]" = contextvars.ContextVar("toolparse_oneshot_incomplete",
+                                                                           default=False)
+
+
+def closing_suffix(args: str) -> str:
+    """What closes `args`, the JSON text of an incomplete call's arguments
+    as far as they were generated, into a valid JSON object: the open
+    string's quote and the open containers' brackets (`{"a": "xy` -> `"}`).
+    "" when nothing closes it without inventing content (a key without its
+    value, a cut number or escape, a trailing comma) or it is complete."""
+    if not args:
+        return ""
+    stack: List[str] = []
+    in_str = esc = False
+    for ch in args:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]" and stack:
+            stack.pop()
+    if esc:
+        return ""
+    suffix = ('"' if in_str else "") + "".join(reversed(stack))
+    try:
+        value = json.loads(args + suffix)
+    except ValueError:
+        return ""
+    return suffix if isinstance(value, dict) else ""
+
+
 class NativeDetectorMixin:
     """Maps core events onto SGLang's StreamingParseResult and keeps the
     state the serving layer reads (prev_tool_call_arr, streamed_args_for_tool,
@@ -77,28 +126,70 @@ class NativeDetectorMixin:
     _tp_markers: Tuple[str, ...] = ()
     parser_name: str = ""
 
+    # made when first read (see __getattr__): `streamed_args_for_tool`, and
+    # `incomplete_tool_call_indices`: calls whose name was streamed but that
+    # never completed (cut off or broken): SGLang's serving layer then keeps
+    # finish_reason "stop" instead of "tool_calls", as for its own
+    # response-template parser
+    _tp_own = {"streamed_args_for_tool": StreamedArgs, "incomplete_tool_call_indices": set}
+    _tp_lead: str = ""  # what every marker starts with (set per class; per detector where it sets _tp_markers)
+    # what every token the core reads in text starts with (start markers and
+    # stray end tags, which it drops): a text without it is all text
+    _tp_token_lead: str = "<"
+
+    _tp_several: bool = False  # markers other than the lead itself
+    # a format that does not type values by the tools' schemas: has_tool_call
+    # parses the whole text (every name accepted) and detect_and_parse takes
+    # that parse when the tools would not have changed it (set per class)
+    _tp_untyped: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._tp_set_markers(cls, cls._tp_format, cls._tp_markers)
+
+    @staticmethod
+    def _tp_set_markers(on: Any, fmt: str, markers: Tuple[str, ...]) -> None:
+        """Set the format, its markers and what has_tool_call derives from
+        them on `on`: a class, or a detector whose tags come from its
+        tokenizer (the class's derived values would be another format's)."""
+        on._tp_format = fmt
+        on._tp_markers = markers
+        on._tp_lead = os.path.commonprefix(list(markers)) if markers else ""
+        on._tp_several = tuple(markers) != (on._tp_lead,)
+        on._tp_untyped = fmt not in SCHEMA_TYPED_FORMATS
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._tp: Optional[StreamParser] = None
-        self.streamed_args_for_tool = StreamedArgs()
-        # calls whose name was streamed but that never completed (cut off or
-        # broken): SGLang's serving layer then keeps finish_reason "stop"
-        # instead of "tool_calls", as for its own response-template parser
-        self.incomplete_tool_call_indices: set = set()
+        # the builtin's state comes from its class's prototype, attribute by
+        # attribute when first read (per_request.py): its regexes are compiled
+        # once per process, and a one-shot request sets up none of it
+        if args or kwargs or not (_PROTOS.get(type(self)) or prototype(type(self), NativeDetectorMixin)):
+            super().__init__(*args, **kwargs)
+            for name, make in self._tp_own.items():
+                setattr(self, name, make())
+
+    # per detector, set when first needed (class-level None until then):
+    # the stream's parser, and (text, has_tool_call(text), parsing gives
+    # back all of text as text, the events of has_tool_call's whole parse or
+    # None) for the last text asked about
+    _tp: Optional[_CoreParser] = None
+    _tp_seen: Optional[Tuple[str, bool, bool, Optional[list]]] = None
+
+    def __getattr__(self, name: str) -> Any:  # only for attributes not set yet
+        return builtin_attr(self, name, self._tp_own)
 
     # -- helpers ---------------------------------------------------------
-    def _new_parser(self, tools: Any) -> StreamParser:
+    def _new_parser(self, tools: Any, forward: Optional[bool] = None) -> _CoreParser:
         # whole tools, not just names: schema-typed formats read
-        # `function.parameters` to type values as SGLang does; the request's
-        # own list when it is usable as it is, so its compiled tools are
-        # found by identity for every parser of the request
-        return StreamParser(
-            self._tp_format,
-            usable_tools(tools),  # never raises: takes what SGLang's serving layer takes
-            forward_unknown=bool(envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get()),
-        )
+        # `function.parameters` to type values as SGLang does; compiled once
+        # per tool list, found by the list's identity or its content
+        # (request_tools never raises: it takes what SGLang's serving layer
+        # takes)
+        if forward is None:
+            forward = bool(envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get())
+        return _CoreParser(self._tp_format, (), compiled=request_tools(self._tp_format, tools),
+                           forward_unknown=forward)
 
-    def _stream(self, tools: Any) -> StreamParser:
+    def _stream(self, tools: Any) -> _CoreParser:
         if self._tp is None:
             self._tp = self._new_parser(tools)
         return self._tp
@@ -106,6 +197,8 @@ class NativeDetectorMixin:
     def _report(self, err: ParseError) -> None:
         if err.code == "unknown_tool":
             logger.warning("%s: model attempted to call undefined function %r", self.parser_name, err.detail)
+        elif err.index is not None:
+            logger.warning("%s: tool call %d left incomplete: %s", self.parser_name, err.index, err.reason)
         else:
             logger.warning("%s: dropped tool call: %s", self.parser_name, err.reason)
         for obs in ERROR_OBSERVERS:
@@ -114,6 +207,19 @@ class NativeDetectorMixin:
     def _to_result(self, events: list) -> StreamingParseResult:
         if not events:
             return StreamingParseResult()
+        normal_text, calls = self._to_pair(events)
+        return StreamingParseResult(normal_text=normal_text, calls=calls)
+
+    def stream_pair(self, new_text: str, tools: List[Any]) -> Tuple[str, List[ToolCallItem]]:
+        """parse_streaming_increment's result as (normal_text, calls),
+        without building a StreamingParseResult (the serving hooks' per-chunk
+        path; serving_hooks.py)."""
+        events = self._stream(tools).feed(new_text)
+        if len(events) == 1 and type(events[0]) is Text:  # the common chunk: prose
+            return events[0].text, []
+        return self._to_pair(events)
+
+    def _to_pair(self, events: list) -> Tuple[str, List[ToolCallItem]]:
         text: List[str] = []
         calls: List[ToolCallItem] = []
         for ev in events:
@@ -158,8 +264,19 @@ class NativeDetectorMixin:
                 if ev.index is not None:
                     self.current_tool_id = ev.index + 1
                     self.current_tool_name_sent = False
+                    self._close_incomplete(ev.index, calls)
                 self._report(ev)
-        return StreamingParseResult(normal_text="".join(text), calls=calls)
+        return "".join(text), calls
+
+    def _close_incomplete(self, i: int, calls: List[ToolCallItem]) -> None:
+        """A call that began and broke or was cut off stays incomplete
+        (finish_reason "stop"/"length", never "tool_calls"); the client
+        gets the closing of its arguments where one makes them valid JSON
+        (`{"command": "pwd` + `"}`), as the one-shot result has them."""
+        suffix = closing_suffix(self.streamed_args_for_tool[i])
+        if suffix:
+            self.streamed_args_for_tool.add(i, suffix)
+            calls.append(ToolCallItem(tool_index=i, name=None, parameters=suffix))
 
     # -- SGLang detector interface ----------------------------------------
     def has_tool_call(self, text: str) -> bool:
@@ -167,36 +284,91 @@ class NativeDetectorMixin:
         well-formed or not (the serving layer then takes the parsed message
         instead of the raw text). A marker that starts no call ("use the
         <tool_call> tag") is prose: False. Decided by the core itself, with
-        every tool name accepted, so it agrees with what parsing does."""
-        starts = [i for i in (text.find(m) for m in self._tp_markers) if i >= 0]
-        if not starts:
+        every tool name accepted, so it agrees with what parsing does; the
+        answer is remembered for this text (SGLang asks again in
+        parse_non_stream)."""
+        seen = self._tp_seen
+        if seen is not None and seen[0] is text:
+            return seen[1]
+        pos = text.find(self._tp_lead) if self._tp_lead else 0  # one search, in C, for most texts
+        if pos >= 0 and self._tp_several:
+            pos = self._tp_first_marker(text, pos)
+        if pos < 0:  # no call can start; plain text unless a stray token (an end tag) is dropped
+            self._tp_seen = (text, False, self._tp_token_lead not in text, None)
             return False
-        # the core parser itself (no tools, so nothing to compile or type: only
-        # the kinds of events matter), fed the prose before the first marker,
-        # then growing pieces until a call shows (a parse gives the same events
-        # for any split, so stopping there is exact and a long argument is not
-        # read twice by parse_non_stream)
-        p = _CoreParser(self._tp_format, None)
-        pos, step, seen = min(starts), 256, []
-        events = p.feed(text[:pos])
-        while True:
-            seen += events
-            if any(type(ev) is not Text for ev in events):
-                return True
-            if pos >= len(text):
+        if self._tp_untyped:
+            # the whole parse, every name accepted, kept: detect_and_parse
+            # takes it when the request's tools would not change it
+            events = _CoreParser(self._tp_format, None).parse_all(text)
+            has = _calls_or_changed(events, text)
+            self._tp_seen = (text, has, not has, events)
+            return has
+        # the core (no tools: only the kinds of events matter), the text after
+        # the first marker in small pieces until a call shows: a parse gives
+        # the same events for any split, so stopping there is exact, and a
+        # long argument is not read here as well as by detect_and_parse
+        has = starts_call(self._tp_format, text, pos)
+        self._tp_seen = (text, has, not has, None)  # not has: all of it came back as text
+        return has
+
+    def _tp_first_marker(self, text: str, i: Optional[int] = None) -> int:
+        """Where the first of the markers begins in `text`, -1 if none: one
+        search for what they all start with (`i`: where it was found), then
+        a check at each hit."""
+        lead = self._tp_lead
+        if not lead:
+            return min((i for i in map(text.find, self._tp_markers) if i >= 0), default=-1)
+        if i is None:
+            i = text.find(lead)
+        if i < 0 or len(self._tp_markers) == 1:
+            return i
+        while i >= 0:
+            for m in self._tp_markers:
+                if text.startswith(m, i):
+                    return i
+            i = text.find(lead, i + 1)
+        return -1
+
+    def _tp_plain(self, text: str) -> Optional[StreamingParseResult]:
+        """The result for a text that parsing gives back whole as text (no
+        marker and no other token in it, or has_tool_call's look at it
+        found no call and every byte came back as text); None when it has
+        to be parsed."""
+        seen = self._tp_seen
+        if seen is None or seen[0] is not text:
+            if self._tp_token_lead in text or self._tp_first_marker(text) >= 0:
+                return None
+        elif not seen[2]:
+            return None
+        return StreamingParseResult(normal_text=text, calls=[])  # calls given: no copy of the default
+
+    def _tp_parse_all(self, text: str, tools: List[Any]) -> list:
+        """One pass over the whole text: has_tool_call's, when the tools
+        would not have changed it, else a parse with the tools. Calls to
+        undeclared tools are forwarded when SGLANG_FORWARD_UNKNOWN_TOOLS is
+        set: read only when the text calls one (then parsed again with
+        forwarding), which gives what a parser made with the flag gives."""
+        seen = self._tp_seen
+        if seen is not None and seen[0] is text and seen[3] is not None and \
+                _same_with_tools(seen[3], declared_names(self._tp_format, tools)):
+            return seen[3]
+        events = self._new_parser(tools, forward=False).parse_all(text)
+        for ev in events:
+            if type(ev) is ParseError and ev.code == "unknown_tool":
+                if envs.SGLANG_FORWARD_UNKNOWN_TOOLS.get():
+                    return self._new_parser(tools, forward=True).parse_all(text)
                 break
-            events = p.feed(text[pos:pos + step])
-            pos, step = pos + step, step * 2
-        seen += p.finish()
-        if any(type(ev) is not Text for ev in seen):
-            return True
-        return "".join(ev.text for ev in seen) != text
+        return events
 
     def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
-        p = self._new_parser(tools)
+        plain = self._tp_plain(text)
+        if plain is not None:  # known to be all text: not parsed
+            return plain
         calls: List[ToolCallItem] = []
         normal: List[str] = []
-        for ev in p.parse_all(text):  # one pass; each call's arguments built once
+        started: dict = {}  # index -> (ToolCallItem, argument pieces) of a call not yet ended
+        incomplete = False
+        for ev in self._tp_parse_all(text, tools):  # one pass; each complete call's arguments built once
             t = type(ev)
             if t is Text:
                 normal.append(ev.text)
@@ -204,8 +376,18 @@ class NativeDetectorMixin:
                 calls.append(ToolCallItem(tool_index=ev.index, name=ev.name, parameters=ev.arguments))
                 for obs in CALL_OBSERVERS:
                     obs(self.parser_name, ev)
+            elif t is CallStart:  # a call that then broke or was cut off
+                started[ev.index] = (ToolCallItem(tool_index=ev.index, name=ev.name, parameters=""), [])
+            elif t is ArgsDelta:
+                started[ev.index][1].append(ev.delta)
             elif t is ParseError:
                 self._report(ev)
+                if ev.index in started:
+                    item, pieces = started.pop(ev.index)
+                    item.parameters = "".join(pieces) + closing_suffix("".join(pieces))
+                    calls.append(item)
+                    incomplete = True
+        ONESHOT_INCOMPLETE.set(incomplete)
         return StreamingParseResult(normal_text="".join(normal), calls=calls)
 
     def parse_streaming_increment(self, new_text: str, tools: List[Any]) -> StreamingParseResult:
@@ -215,6 +397,32 @@ class NativeDetectorMixin:
         if self._tp is None:
             return StreamingParseResult()
         return self._to_result(self._tp.finish())
+
+
+def _calls_or_changed(events: list, text: str) -> bool:
+    """has_tool_call's answer from a whole parse: a call or an error, or
+    text that is not the input (markup was taken out)."""
+    for ev in events:
+        if type(ev) is not Text:
+            return True
+    return "".join([ev.text for ev in events]) != text
+
+
+def _same_with_tools(events: list, names: Any) -> bool:
+    """Whether a parse with every name accepted (`events`, a format that
+    does not type values) is what the request's tools (`names`) give: every
+    call completed and names a declared tool, which the tools' parse
+    accepts at the same point; Kimi-K2: named by its id, not inferred from
+    the tools (a bare counter id). A failed call's name is not in the
+    events, so a parse with an error is not taken."""
+    for ev in events:
+        t = type(ev)
+        if t is CallEnd:
+            if ev.name not in names or (ev.id is not None and ":" not in ev.id):
+                return False
+        elif t is not Text:
+            return False
+    return True
 
 
 class Qwen25NativeDetector(NativeDetectorMixin, Qwen25Detector):
@@ -273,6 +481,7 @@ class DeepSeekV3NativeDetector(NativeDetectorMixin, DeepSeekV3Detector):
     _tp_format = "deepseekv3"
     _tp_markers = (_DS_CALLS_BEGIN, _DS_CALL_BEGIN)
     parser_name = "deepseekv3_native"
+    _tp_token_lead = "<\uff5c"  # every token of the format begins "<｜"
 
 
 class DeepSeekV31NativeDetector(NativeDetectorMixin, DeepSeekV31Detector):
@@ -281,6 +490,7 @@ class DeepSeekV31NativeDetector(NativeDetectorMixin, DeepSeekV31Detector):
     _tp_format = "deepseekv31"
     _tp_markers = (_DS_CALLS_BEGIN, _DS_CALL_BEGIN)
     parser_name = "deepseekv31_native"
+    _tp_token_lead = "<\uff5c"  # every token of the format begins "<｜"
 
 
 def _dsml_markers(cls: Any) -> Tuple[str, ...]:
@@ -362,6 +572,9 @@ class Llama3NativeDetector(NativeDetectorMixin, Llama32Detector):
     _tp_format = "llama3"
     _tp_markers = ("<|python_tag|>", "{")
     parser_name = "llama3_native"
+    # the token the core reads (a call start); the other start, a bare `{`,
+    # is a marker: a text with neither is all text
+    _tp_token_lead = "<|python_tag|>"
 
 
 # ---- Mistral v11+ (issue 22): [TOOL_CALLS]NAME[ARGS]{...} -------------------
@@ -377,6 +590,7 @@ class MistralNativeDetector(NativeDetectorMixin, MistralDetector):
     _tp_format = "mistral"
     _tp_markers = ("[TOOL_CALLS]",)
     parser_name = "mistral_native"
+    _tp_token_lead = "[TOOL_CALLS]"  # the one token the core reads (no end token)
 
 
 # ---- Pythonic (Llama 4; issue 22): [f(a=1, b="x"), g()] ----------------------
@@ -391,3 +605,207 @@ class PythonicNativeDetector(NativeDetectorMixin, PythonicDetector):
     _tp_format = "pythonic"
     _tp_markers = ("[",)
     parser_name = "pythonic_native"
+
+
+# ---- gpt-oss / OpenAI Harmony (issue 21) ---------------------------------------
+from sglang.srt.function_call.gpt_oss_detector import GptOssDetector  # noqa: E402
+from sglang.srt.parser.harmony_parser import HarmonyParser  # noqa: E402
+
+
+class GptOssNativeDetector(NativeDetectorMixin, GptOssDetector):
+    """gpt-oss / OpenAI Harmony (`<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{ARGS}<|call|>`),
+    native core (csrc/fmt_harmony.c). Calls stream from the header's
+    recipient and the `{` of the body; `final` and `commentary` (preamble)
+    bodies are content; `analysis` bodies are Reasoning events, which this
+    detector drops as SGLang's does (with `--reasoning-parser gpt-oss` the
+    reasoning parser has taken them out before the text gets here)."""
+
+    _tp_format = "gpt_oss"
+    _tp_builtin_factories = {"harmony_parser": HarmonyParser}  # a fresh one per detector, as the builtin makes
+    _tp_markers = ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>")
+    parser_name = "gpt-oss_native"
+# ---- rows of the GLM engine (issue 20): other families that write a name and
+# <arg_key>/<arg_value> pairs -------------------------------------------------
+from sglang.srt.function_call.ling3_detector import Ling3Detector  # noqa: E402
+
+
+class Ling3NativeDetector(NativeDetectorMixin, Ling3Detector):
+    """inclusionAI Ling-3 / Ring (GLM-4.5's `<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>...`;
+    the name may also end at `<arg_key>` or `</tool_call>`), native core; typed by GLM-4.5's rules."""
+
+    _tp_format = "ling3"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "ling3_native"
+
+
+from sglang.srt.function_call.iquest_q1_detector import IQuestQ1Detector  # noqa: E402
+
+
+class IQuestQ1NativeDetector(NativeDetectorMixin, IQuestQ1Detector):
+    """IQuest Coder (`<iquest_tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...</iquest_tool_call>`),
+    native core; typed by GLM-4.7's rules. A `required` or named tool_choice is
+    parsed by SGLang's IQuest JSON parser, as for the builtin."""
+
+    _tp_format = "iquest_q1"
+    _tp_markers = ("<iquest_tool_call>",)
+    parser_name = "iquest_q1_native"
+
+
+from sglang.srt.function_call.poolside_v1_detector import PoolsideV1Detector  # noqa: E402
+
+
+class PoolsideV1NativeDetector(NativeDetectorMixin, PoolsideV1Detector):
+    """Poolside Laguna (GLM-4.5's `<tool_call>NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n...`),
+    native core; typed by PoolsideV1Detector's rules (glm_row_types.py)."""
+
+    _tp_format = "poolside_v1"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "poolside_v1_native"
+
+
+from sglang.srt.function_call.spark25_detector import Spark25Detector  # noqa: E402
+
+
+class Spark25NativeDetector(NativeDetectorMixin, Spark25Detector):
+    """iFlytek Spark 2.5 (`<tool_call>NAME\n<arg_key>K</arg_key><arg_value>V</arg_value>\n...</tool_call>`),
+    native core; typed by Spark25Detector's rules (glm_row_types.py)."""
+
+    _tp_format = "spark25"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "spark25_native"
+
+
+from sglang.srt.function_call.hunyuan_detector import HunyuanDetector  # noqa: E402
+
+# the core's rows for Hunyuan's tag spellings: tag suffix -> core format
+HUNYUAN_ROWS = {"": "hunyuan", ":opensource": "hunyuan_os"}
+
+
+def hunyuan_format(d: Any) -> Optional[str]:
+    """The core format whose tags are the ones SGLang's HunyuanDetector `d`
+    resolved from the tokenizer's vocabulary (bare literals without one), or
+    None for a spelling no row has. <tool_sep> may stay bare (Hy4 has none)."""
+    toks = (d.bot_token, d.eot_token, d.tool_call_start_token, d.tool_call_end_token, d.arg_key_start_token,
+            d.arg_key_end_token, d.arg_value_start_token, d.arg_value_end_token)
+    for suffix, fmt in HUNYUAN_ROWS.items():
+        bare = ("<tool_calls>", "</tool_calls>", "<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
+                "<arg_value>", "</arg_value>")
+        if toks == tuple(t[:-1] + suffix + ">" for t in bare) and d.tool_sep_token in (
+                "<tool_sep>", "<tool_sep%s>" % suffix):
+            return fmt
+    return None
+
+
+class HunyuanNativeDetector(NativeDetectorMixin, HunyuanDetector):
+    """Tencent Hunyuan Hy3/Hy4 (`<tool_calls>\\n<tool_call>NAME<tool_sep>\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n</tool_call>\\n</tool_calls>`),
+    native core; typed by HunyuanDetector's rules (glm_row_types.py). The tag
+    spellings are resolved from the tokenizer as SGLang's detector resolves
+    them (`<tool_calls:opensource>` ...; bare without a tokenizer); a
+    spelling no core row has is parsed by SGLang's own detector, with one
+    warning."""
+
+    _tp_format = "hunyuan"
+    _tp_markers = ("<tool_calls>",)
+    parser_name = "hunyuan_native"
+    _warned = False
+
+    # (class, id(tokenizer)) -> (tokenizer, the state a detector for it
+    # starts with, or None when it cannot be shared). SGLang builds a
+    # detector per request with the server's one tokenizer: the builtin's
+    # scan of the vocabulary, its tag resolution and its regexes run once
+    # per tokenizer (kept alive here, a few at most), not per request.
+    _tp_by_tokenizer: Dict[Tuple[type, int], Tuple[Any, Any]] = {}
+    _TP_TOKENIZERS_KEPT = 8
+
+    def __init__(self, tokenizer: Any = None) -> None:
+        key = (type(self), id(tokenizer))
+        seen = HunyuanNativeDetector._tp_by_tokenizer.get(key)
+        if seen is not None and seen[0] is tokenizer and seen[1] is not None:
+            start_from(self, seen[1])
+            return
+        self._tp_setup(tokenizer)
+        if seen is None or seen[0] is not tokenizer:
+            kept = HunyuanNativeDetector._tp_by_tokenizer
+            while len(kept) >= self._TP_TOKENIZERS_KEPT:
+                kept.pop(next(iter(kept)), None)
+            kept[key] = (tokenizer, state_of(self, {**getattr(type(self), "_tp_builtin_factories", {}),
+                                                     **self._tp_own}))
+
+    def _tp_setup(self, tokenizer: Any) -> None:
+        super().__init__(tokenizer=tokenizer)
+        fmt = hunyuan_format(self)
+        self._sglang_parses = fmt is None
+        if fmt is None:
+            if not HunyuanNativeDetector._warned:
+                HunyuanNativeDetector._warned = True
+                logger.warning("hunyuan_native: no native row for the tokenizer's tags %r; SGLang's HunyuanDetector "
+                               "parses them", (self.bot_token, self.tool_call_start_token, self.tool_sep_token))
+            # SGLang's own methods on this instance (the native path pays no check per chunk)
+            for m in ("has_tool_call", "detect_and_parse", "parse_streaming_increment", "finish"):
+                setattr(self, m, types.MethodType(getattr(HunyuanDetector, m), self))
+            return
+        self._tp_set_markers(self, fmt, (self.bot_token,))
+
+
+# ---- Issue 20: SGLang names that are rows of an engine we have ----------------
+from sglang.srt.function_call.mimo_detector import MiMoDetector  # noqa: E402
+
+
+class MiMoNativeDetector(NativeDetectorMixin, MiMoDetector):
+    """Xiaomi MiMo (`<tool_call>\\n<function=NAME>\\n<parameter=KEY>VALUE</parameter>...`), native core:
+    a row of the Qwen3-Coder/MiniMax-M2 engine, values as written, typed by Qwen3-Coder's rules."""
+
+    _tp_format = "mimo"
+    _tp_markers = ("<tool_call>",)
+    parser_name = "mimo_native"
+
+
+from sglang.srt.function_call.dots_detector import DotsToolDetector  # noqa: E402
+
+
+class DotsNativeDetector(NativeDetectorMixin, DotsToolDetector):
+    """rednote dots.llm (`<dots_function_call>\\n<invoke name="NAME">\\n<parameter name="KEY">VALUE</parameter>...`),
+    native core: a row of the Qwen3-Coder/MiniMax-M2 engine, values stripped and typed by DotsToolDetector's rules."""
+
+    _tp_format = "dots"
+    _tp_markers = ("<dots_function_call>",)
+    parser_name = "dots_native"
+
+
+from sglang.srt.function_call.trinity_detector import TrinityDetector  # noqa: E402
+
+
+class TrinityNativeDetector(NativeDetectorMixin, TrinityDetector):
+    """Arcee Trinity (Qwen2.5's `<tool_call>{"name": ..., "arguments": ...}</tool_call>` with every
+    `<think>` / `</think>` removed first, as TrinityDetector does), native core: a filter in front of
+    the Qwen2.5 engine, matched across chunks."""
+
+    _tp_format = "trinity"
+    # a <tool_call> may be cut by a think tag: the core decides from the first '<'
+    _tp_markers = ("<",)
+    parser_name = "trinity_native"
+
+
+from sglang.srt.function_call.gigachat35_detector import GigaChat35Detector  # noqa: E402
+
+
+class GigaChat35NativeDetector(NativeDetectorMixin, GigaChat35Detector):
+    """GigaChat 3.5 GCML (`<｜GCML｜tool_calls>\\n<｜GCML｜invoke name="NAME">\\n<｜GCML｜parameter name="K"
+    string="true|false">V</｜GCML｜parameter>...`), native core: a row of the DSML engine."""
+
+    _tp_format = "gigachat35"
+    _tp_markers = ("<\uff5cGCML\uff5c",)
+    parser_name = "gigachat35_native"
+
+
+from sglang.srt.function_call.minicpm5_detector import MiniCPM5Detector  # noqa: E402
+
+
+class MiniCPM5NativeDetector(NativeDetectorMixin, MiniCPM5Detector):
+    """OpenBMB MiniCPM (`<function name="NAME"><param name="KEY">VALUE</param>...</function>`, no block),
+    native core: a row of the Qwen3-Coder/MiniMax-M2 engine (values stripped, CDATA unwrapped, typed by
+    MiniCPM5Detector's rules)."""
+
+    _tp_format = "minicpm5"
+    _tp_markers = ('<function name="',)
+    parser_name = "minicpm5_native"

@@ -68,8 +68,31 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "llama3_native": ("Llama3NativeDetector", "llama3"),
     "mistral_native": ("MistralNativeDetector", "mistral"),
     "pythonic_native": ("PythonicNativeDetector", "pythonic"),
+    "gpt-oss_native": ("GptOssNativeDetector", "gpt-oss"),
+    "ling3_native": ("Ling3NativeDetector", "ling3"),
+    "iquest_q1_native": ("IQuestQ1NativeDetector", "iquest_q1"),
+    "poolside_v1_native": ("PoolsideV1NativeDetector", "poolside_v1"),
+    "spark25_native": ("Spark25NativeDetector", "spark25"),
+    "hunyuan_native": ("HunyuanNativeDetector", "hunyuan"),
+    "nanbeige_native": ("Qwen3CoderNativeDetector", "nanbeige"),
+    "mimo_native": ("MiMoNativeDetector", "mimo"),
+    "dots_native": ("DotsNativeDetector", "dots"),
+    "trinity_native": ("TrinityNativeDetector", "trinity"),
+    "gigachat35_native": ("GigaChat35NativeDetector", "gigachat35"),
+    "minicpm5_native": ("MiniCPM5NativeDetector", "minicpm5"),
 }
 
+
+# builtin tool parser -> (reasoning parser name, class in sglang_reasoning):
+# where SGLang's reasoning parser holds the tool parser's input back, the
+# native reasoning detector takes its place when that builtin is served
+# natively (and the request's output goes through the tool parser)
+REASONING_PAIRS: Dict[str, Tuple[str, str]] = {
+    "gpt-oss": ("gpt-oss", "GptOssNativeReasoningDetector"),
+}
+RP_MODULE = "sglang.srt.parser.reasoning_parser"
+# the switch: SGLANG_TOOLPARSE_REASONING=0 keeps SGLang's reasoning parsers
+REASONING_ENV = "SGLANG_TOOLPARSE_REASONING"
 
 # set by the launcher for its server's processes: the X_native name chosen
 NATIVE_ENV = "SGLANG_TOOLPARSE_NATIVE"
@@ -176,6 +199,46 @@ def _apply(module: Any) -> None:
                 enum.pop(builtin, None)
 
 
+def reasoning_hook_enabled() -> bool:
+    return os.environ.get(REASONING_ENV, "").strip().lower() not in ("0", "false", "no", "off")
+
+
+_rp_originals: Dict[str, Any] = {}
+_rp_warned: set = set()
+
+
+def _apply_reasoning(module: Any) -> None:
+    """Puts the native reasoning detectors into ReasoningParser.DetectorMap
+    for the builtins served natively (SGLang's back otherwise). Stands down
+    with one warning when SGLang's class there is not the one it expects."""
+    dmap = getattr(getattr(module, "ReasoningParser", None), "DetectorMap", None)
+    if not isinstance(dmap, dict):
+        if "DetectorMap" not in _rp_warned:
+            _rp_warned.add("DetectorMap")
+            logger.warning("sglang_toolparse: SGLang's ReasoningParser.DetectorMap not found; reasoning hooks off")
+        return
+    served = set(native_for()) | ({b for _, b in NATIVE_NAMES.values() if b} if replace_builtins() else set())
+    for builtin, (rp_name, cls_name) in REASONING_PAIRS.items():
+        original = _rp_originals.setdefault(rp_name, dmap.get(rp_name))
+        want = builtin in served and reasoning_hook_enabled()
+        if want:
+            from sglang_toolparse import sglang_reasoning
+
+            cls = getattr(sglang_reasoning, cls_name)
+            base = cls.__mro__[1]
+            if original is not base:  # SGLang changed what serves this name
+                if rp_name not in _rp_warned:
+                    _rp_warned.add(rp_name)
+                    logger.warning(
+                        "sglang_toolparse: reasoning parser %r is %r, not the %r this release wraps; "
+                        "left as it is (tool calls then arrive whole)", rp_name, original, base)
+                want = False
+        if want:
+            dmap[rp_name] = cls
+        elif original is not None:
+            dmap[rp_name] = original
+
+
 def _install_detectors(module: Any) -> None:
     _apply(module)
     try:
@@ -221,6 +284,9 @@ def set_chosen_native(name: Optional[str]) -> None:
     module = sys.modules.get(FCP_MODULE)
     if module is not None:
         _apply(module)
+    module = sys.modules.get(RP_MODULE)
+    if module is not None:
+        _apply_reasoning(module)
 
 
 def _after_from_cli_args(result: Any, *args: Any, **kwargs: Any) -> Any:
@@ -257,23 +323,45 @@ def _register_hooks() -> None:
         hook_registry.HookRegistry.apply_hooks()
 
 
+def _install_serving_hooks(module: Any) -> None:
+    """SGLang's serving_chat is imported: the serving hooks
+    (serving_hooks.py; they check the code they wrap first)."""
+    try:
+        from sglang_toolparse import serving_finish, serving_hooks
+
+        serving_hooks.install()
+        serving_finish.patch(module)  # non-stream finish_reason of incomplete calls
+    except Exception:  # SGLang must run unchanged if the hooks cannot be installed
+        logger.warning("sglang_toolparse: serving hooks not installed", exc_info=True)
+
+
+SERVING_CHAT_MODULE = "sglang.srt.entrypoints.openai.serving_chat"
+
+
 class _PostImportLoader(importlib.abc.Loader):
-    def __init__(self, wrapped: importlib.abc.Loader) -> None:
+    def __init__(self, wrapped: importlib.abc.Loader, install: Any) -> None:
         self._wrapped = wrapped
+        self._install = install
 
     def create_module(self, spec):  # type: ignore[override]
         return self._wrapped.create_module(spec)
 
     def exec_module(self, module) -> None:  # type: ignore[override]
         self._wrapped.exec_module(module)
-        _install_detectors(module)
+        self._install(module)
+
+
+def _on_import() -> Dict[str, Any]:
+    return {FCP_MODULE: _install_detectors, RP_MODULE: _apply_reasoning, SERVING_CHAT_MODULE: _install_serving_hooks}
 
 
 class _PostImportFinder(importlib.abc.MetaPathFinder):
-    """Wraps the loader of function_call_parser to register on import."""
+    """Wraps the loaders of function_call_parser, of the reasoning parsers
+    and of serving_chat to act on import (_on_import)."""
 
     def find_spec(self, fullname, path, target=None):  # type: ignore[override]
-        if fullname != FCP_MODULE:
+        install = _on_import().get(fullname)
+        if install is None:
             return None
         sys.meta_path.remove(self)  # find the real spec without recursion
         try:
@@ -282,7 +370,7 @@ class _PostImportFinder(importlib.abc.MetaPathFinder):
             sys.meta_path.insert(0, self)
         if spec is None or spec.loader is None:
             return None
-        spec.loader = _PostImportLoader(spec.loader)
+        spec.loader = _PostImportLoader(spec.loader, install)
         return spec
 
 
@@ -307,9 +395,13 @@ def register() -> None:
     # never call load_plugins(); route them through a module that does
     os.environ.setdefault(APP_PATH_ENV, APP_PATH)
     _register_hooks()
-    module = sys.modules.get(FCP_MODULE)
-    if module is not None:
-        _install_detectors(module)
-    else:
+    pending = False
+    for name, install in _on_import().items():
+        module = sys.modules.get(name)
+        if module is not None:
+            install(module)
+        else:
+            pending = True
+    if pending:
         sys.meta_path.insert(0, _PostImportFinder())
     logger.info("sglang_toolparse registered tool-call parsers: %s", ", ".join(registered_names()))

@@ -7,7 +7,8 @@ Apache-2.0), written as tables so they port to rows of a C table, with the
 differences the chat templates call for (docs/PARSERS.md, "Qwen3-Coder /
 MiniMax-M2"):
 
-- A value SGLang would type as NaN or Infinity (not JSON) stays its text.
+- A value SGLang would type as NaN or Infinity (not JSON) stays its text; a
+  number past a double keeps the digits it was written with (strict_json.py).
 - qwen3_coder: the template writes a None argument with Jinja's `string`,
   i.e. `None`; a non-string parameter whose value is exactly `None` is null
   (SGLang: the string "None").
@@ -34,6 +35,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 # shared with GLM: SGLang's utils.get_schema_properties / safe_literal_eval
 from sglang_toolparse.glm_types import get_schema_properties, safe_literal_eval
+from sglang_toolparse.strict_json import BigNumber
+from sglang_toolparse.strict_json import dumps as strict_dumps
+from sglang_toolparse.strict_json import loads as strict_loads
 
 Schemas = Sequence[Tuple[str, Any]]  # (tool name, parameters schema or None)
 
@@ -71,6 +75,17 @@ MINIMAX_PRIORITY: Tuple[Tuple[str, str], ...] = (
 MINIMAX_FALLBACK = "json_or_string"
 MINIMAX_STRING_TYPES = frozenset(("string", "str", "text"))
 
+# dots (DotsToolDetector._convert_param_value): one type name (the first
+# non-null of a `type` list; without `type`, through $ref / anyOf / oneOf /
+# allOf, null branches skipped; none: "string"), lower-cased; a name in no
+# row is "json" (json.loads, else the text). The value is stripped first.
+DOTS_TYPE_RULES: Tuple[Tuple[Tuple[str, ...], str], ...] = (
+    (("string", "str", "text"), "string"),
+    (("integer", "int"), "integer"),
+    (("number", "float"), "number"),
+    (("boolean", "bool"), "boolean"),
+)
+
 # Words read as null, compared case-insensitively (a value equal to one of
 # them is null before any conversion), per family and kind of parameter.
 NULL_WORDS: Dict[Tuple[str, str], Tuple[str, ...]] = {
@@ -78,6 +93,10 @@ NULL_WORDS: Dict[Tuple[str, str], Tuple[str, ...]] = {
     ("qwen3_coder", "other"): ("null",),
     ("minimax_m2", "string"): ("null",),
     ("minimax_m2", "other"): ("null", "none", "nil"),
+    ("dots", "string"): ("null",),
+    ("dots", "other"): ("null",),
+    ("minicpm5", "string"): (),
+    ("minicpm5", "other"): (),
 }
 # Exact spellings read as null, from the templates (case-sensitive).
 TEMPLATE_NULL: Dict[Tuple[str, str], Tuple[str, ...]] = {
@@ -88,6 +107,7 @@ BOOLEAN_WORDS: Dict[str, Tuple[Tuple[str, ...], Tuple[str, ...], bool]] = {
     # qwen3_coder reads anything not true as false
     "qwen3_coder": (("true",), (), False),
     "minimax_m2": (("true", "1", "yes", "on"), ("false", "0", "no", "off"), True),
+    "dots": (("true", "1"), (), False),
 }
 ENUM_VALUE_TYPES: Tuple[Tuple[type, str], ...] = (
     # JSON type of an enum value (bool before int: a bool is an int)
@@ -116,17 +136,24 @@ def _integer(raw: str) -> Any:
         raise _Fail from e
 
 
-def _finite(f: float) -> float:
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
+
+
+def _finite(f: float, raw: str) -> float:
     if math.isinf(f) or math.isnan(f):
+        if math.isinf(f) and _JSON_NUMBER.match(raw):
+            return BigNumber(raw)  # past a double: the digits as written
         raise _Fail  # not JSON
     return f
 
 
 def _qwen_number(raw: str) -> Any:
     try:
-        f = _finite(float(raw))
+        f = _finite(float(raw), raw)
     except (ValueError, TypeError) as e:
         raise _Fail from e
+    if type(f) is BigNumber:
+        return f
     # written without "." or "e" and integral: an integer
     if not ("." in raw or "e" in raw.lower()) and f.is_integer():
         return int(f)
@@ -135,9 +162,11 @@ def _qwen_number(raw: str) -> Any:
 
 def _minimax_number(raw: str) -> Any:
     try:
-        f = _finite(float(raw))
+        f = _finite(float(raw), raw)
     except (ValueError, TypeError) as e:
         raise _Fail from e
+    if type(f) is BigNumber:
+        return f
     return int(f) if f.is_integer() else f
 
 
@@ -157,7 +186,7 @@ def _boolean(family: str) -> Callable[[str], Any]:
 
 def _json(raw: str) -> Any:
     try:
-        return json.loads(raw)
+        return strict_loads(raw)
     except (ValueError, RecursionError) as e:
         raise _Fail from e
 
@@ -176,6 +205,18 @@ CONVERSIONS: Dict[str, Dict[str, Callable[[str], Any]]] = {
         "integer": _integer,
         "number": _minimax_number,
         "boolean": _boolean("minimax_m2"),
+        "json": _json,
+    },
+    "minicpm5": {
+        "string": lambda raw: raw,
+        "json": _json,
+        "literal": _literal,
+    },
+    "dots": {
+        "string": lambda raw: raw,
+        "integer": _integer,
+        "number": _minimax_number,
+        "boolean": _boolean("dots"),
         "json": _json,
     },
 }
@@ -297,7 +338,20 @@ def _minimax_c_kind(kind: str, chain: Tuple[str, ...]) -> Tuple[str, int]:
     return "union", mask
 
 
-C_KINDS = {"qwen3_coder": _qwen_c_kind, "minimax_m2": _minimax_c_kind}
+DOTS_C_KINDS = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean",
+                "json": "object"}
+
+
+def _dots_c_kind(kind: str, chain: Tuple[str, ...]) -> Tuple[str, int]:
+    return DOTS_C_KINDS[chain[0]], 0
+
+
+def _minicpm5_c_kind(kind: str, chain: Tuple[str, ...]) -> Tuple[str, int]:
+    return ("string" if kind == "string" else "other"), 0
+
+
+C_KINDS = {"qwen3_coder": _qwen_c_kind, "minimax_m2": _minimax_c_kind, "dots": _dots_c_kind,
+           "minicpm5": _minicpm5_c_kind}
 
 
 def c_rows(fmt: str, tools: Schemas) -> List[Tuple[str, str, List[Tuple[str, str, int]]]]:
@@ -336,6 +390,60 @@ def minimax_param(schema: Any) -> _Param:
     return _Param("minimax_m2", "other", chain, MINIMAX_FALLBACK)
 
 
+def dots_type(schema: Any, depth: int = 0) -> Any:
+    """DotsToolDetector._resolve_param_type (local $refs already resolved
+    by _properties)."""
+    if not isinstance(schema, dict) or depth > 10:
+        return None
+    if "type" in schema:
+        return schema["type"]
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        branches = schema.get(keyword)
+        if not isinstance(branches, list):
+            continue
+        for branch in branches:
+            if isinstance(branch, dict) and branch.get("type") == "null":
+                continue
+            t = dots_type(branch, depth + 1)
+            if t is not None:
+                return t
+    return None
+
+
+def dots_param(schema: Any) -> _Param:
+    t = dots_type(schema)
+    if t is None:
+        t = "string"
+    if isinstance(t, list):
+        t = next((x for x in t if x != "null"), "string")
+    name = (t if isinstance(t, str) else str(t)).lower()
+    conversion = next((conv for names, conv in DOTS_TYPE_RULES if name in names), "json")
+    return _Param("dots", "string" if conversion == "string" else "other", (conversion,), "string")
+
+
+def minicpm5_param(schema: Any) -> _Param:
+    """MiniCPM5Detector: raw text only when the schema's `type` is exactly
+    "string"; anything else json.loads, then ast.literal_eval, then the text."""
+    if isinstance(schema, dict) and schema.get("type") == "string":
+        return _Param("minicpm5", "string", ("string",), "string")
+    return _Param("minicpm5", "other", ("json", "literal"), "string")
+
+
+def _resolve_refs(schema: Any, defs: Dict[str, Any], depth: int = 0) -> Any:
+    """A parameter schema with its local `#/$defs/X` references replaced
+    (DotsToolDetector follows them when it looks for a type)."""
+    if depth > 10 or not isinstance(schema, dict):
+        return schema
+    ref = schema.get("$ref")
+    if "type" not in schema and isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return _resolve_refs(defs.get(ref.rsplit("/", 1)[-1]), defs, depth + 1)
+    out = dict(schema)
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        if isinstance(out.get(keyword), list):
+            out[keyword] = [_resolve_refs(b, defs, depth + 1) for b in out[keyword]]
+    return out
+
+
 def _first_params(tools: Schemas, family: str) -> Dict[str, Any]:
     """tool name -> parameters schema, the first tool of a name (minimax_m2:
     the first whose parameters are a dict)."""
@@ -355,6 +463,10 @@ def _properties(family: str, params: Any) -> Dict[str, Any]:
     props = get_schema_properties(params)
     if family == "qwen3_coder" and not props and "properties" not in params:
         return params  # SGLang's _get_arguments_config does the same
+    if family == "dots":
+        defs = params.get("$defs")
+        defs = defs if isinstance(defs, dict) else {}
+        return {k: _resolve_refs(v, defs) for k, v in props.items()}
     return props
 
 
@@ -377,7 +489,7 @@ def _dumps(value: Any, raw: str) -> str:
     if t is float:
         return repr(value) if value - value == 0 else json.dumps(raw, ensure_ascii=False)
     try:
-        text = _ENCODER.encode(value)
+        text = strict_dumps(value)  # a BigNumber: its digits
     except (TypeError, ValueError, RecursionError):  # a set, bytes, NaN...: the text
         text = _ENCODER.encode(raw)
     try:
@@ -399,8 +511,13 @@ def convert(param: _Param, raw: str) -> Any:
     return param.fallback(raw)
 
 
-FAMILIES = {"qwen3_coder": qwen_param, "minimax_m2": minimax_param}
+FAMILIES = {"qwen3_coder": qwen_param, "minimax_m2": minimax_param, "dots": dots_param,
+            "minicpm5": minicpm5_param}
+# formats typed by another family's rules (the C side: BY_FORMAT in
+# csrc/tp_type_rules.c): MiMoDetector converts as Qwen3CoderDetector does
+TYPING = {"mimo": "qwen3_coder"}
 _UNDECLARED = {fmt: param_of({"type": "string"}) for fmt, param_of in FAMILIES.items()}
+_UNDECLARED["minicpm5"] = minicpm5_param({})  # MiniCPM5Detector types an undeclared key's value too
 
 
 _COMPILED: Dict[Tuple[str, Tuple[Tuple[str, str], ...]], Dict[str, Dict[str, _Param]]] = {}

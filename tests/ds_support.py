@@ -92,10 +92,9 @@ def render_dsml_call(fmt: str, name: str, args: Dict[str, Any], style: str = "xm
 
 
 def dsml_expected_args(args: Dict[str, Any], style: str) -> Dict[str, Any]:
-    """SGLang strips string parameter values."""
-    if style == "json":
-        return args
-    return {k: v.strip() if isinstance(v, str) else v for k, v in args.items()}
+    """String parameter values are the raw text (DeepSeek's encoder writes
+    them raw; its decoders keep them byte for byte; SGLang strips them)."""
+    return args
 
 
 def render_block(fmt: str, calls: List[Tuple[str, Dict[str, Any], str]], joiner: str = "\n") -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, List, Optional, Sequence, Tuple
 
 
@@ -273,6 +273,167 @@ TABLE["pythonic"] = FormatSpec(
         "[f(a=1_000, b=0x1F, c=007, d=1e999, e=b'x', f=f'{x}'), f(), nope(z=[1, ')'])]",
         "<|python_start|>[f(a='\\x41\\u00e9\\N{DASH}'), f(a=\"open",
     ))
+# gpt-oss (OpenAI Harmony): a call is a commentary message to `functions.NAME`
+_HARMONY = ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>")
+_H_START, _H_CH, _H_MSG, _H_CO, _H_END, _H_CALL, _H_RET = _HARMONY
+TABLE["gpt_oss"] = FormatSpec(
+    "gpt_oss", _HARMONY + ("assistant", "analysis", "commentary", "final", " to=functions.", "json"),
+    render_call=lambda n, a: "%sassistant%scommentary to=functions.%s %sjson%s%s%s" % (
+        _H_START, _H_CH, n, _H_CO, _H_MSG, a, _H_CALL),
+    extra_seeds=(
+        # analysis, preamble, the template's spelling (recipient in the role header), final
+        _H_CH + "analysis" + _H_MSG + "think <|e" + _H_END + _H_START + "assistant" + _H_CH + "commentary" + _H_MSG
+        + "Checking." + _H_END + _H_START + "assistant to=functions.search" + _H_CH + "commentary json" + _H_MSG
+        + '{"q": "<|call|>"}' + _H_CALL + _H_START + "assistant" + _H_CH + "final" + _H_MSG + "Done." + _H_RET,
+        # first message at <|channel|>, empty body, builtin-tool recipient, tool response, broken header
+        _H_CH + "commentary to=functions.f" + _H_MSG + _H_CALL + _H_START + "assistant" + _H_CH
+        + "analysis to=browser.search" + _H_MSG + '{"x": 1}' + _H_CALL + _H_START + "functions.f to=assistant"
+        + _H_CH + "commentary" + _H_MSG + "{}" + _H_END + _H_START + "assistant" + _H_CH + "comm" + _H_END + "x",
+        _H_START + "assistant" + _H_CH + "commentary to=functions.get_weather" + _H_CO + "json" + _H_MSG
+        + '{"a": [1, 2}' + _H_CALL + _H_START + "assistant" + _H_CH + "final" + _H_MSG + "cut <|ret",
+    ))
+# Rows of the GLM engine (issue 20): typed by schema like GLM (json_args=False).
+_GLM_TYPED_SEED = "".join("<arg_key>%s</arg_key><arg_value>%s</arg_value>" % kv for kv in _TYPED_VALUES)
+TABLE["ling3"] = FormatSpec(
+    "ling3", _GLM_MARKERS + ("\\n",), render_call=_glm("\n"), block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=("<tool_call>f" + _GLM_TYPED_SEED + "</tool_call>", "<tool_call>f</tool_call><tool_call>f\n</tool_call>",
+                 "<tool_call>search<arg_key>q</arg_key>\n<arg_value>x</arg_value>\\n</tool_call> after"))
+_IQ = ("<iquest_tool_call>", "</iquest_tool_call>")
+TABLE["iquest_q1"] = FormatSpec(
+    "iquest_q1", _IQ + _GLM_MARKERS[2:], render_call=lambda n, a: _glm("")(n, a).replace("tool_call>", "iquest_tool_call>"),
+    block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=(_IQ[0] + "f" + _GLM_TYPED_SEED + _IQ[1], _IQ[0] + "run\n<arg_key>q</arg_key> <arg_value> x </arg_value>\n" + _IQ[1],
+                 "<tool_call>f</tool_call>" + _IQ[0] + "f" + _IQ[0] + "search" + _IQ[1]))
+TABLE["poolside_v1"] = FormatSpec(
+    "poolside_v1", _GLM_MARKERS, render_call=_glm("\n"), block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=("<tool_call>f\n" + _GLM_TYPED_SEED.replace("</arg_value>", "</arg_value>\n") + "</tool_call>",
+                 "<tool_call>f\n<arg_key>o</arg_key>\n<arg_value>{\"a\": 1, \"a\": [NaN]}</arg_value>\n</tool_call>"))
+TABLE["spark25"] = FormatSpec(
+    "spark25", _GLM_MARKERS, render_call=lambda n, a: _glm("")(n, a).replace("</tool_call>", "\n</tool_call>"),
+    block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=("<tool_call>f\n" + _GLM_TYPED_SEED + "\n</tool_call>",
+                 "<tool_call>f\n<arg_key>b</arg_key><arg_value> 1 </arg_value><arg_key>i</arg_key><arg_value>NULL"
+                 "</arg_value></tool_call><tool_call></tool_call>"))
+
+
+def _hunyuan(suffix: str) -> FormatSpec:
+    t = {n: "<%s%s>" % (n, suffix) for n in ("tool_calls", "tool_call", "tool_sep", "arg_key", "arg_value")}
+    c = {n: "</" + v[1:] for n, v in t.items()}
+
+    def render(name: str, args: str) -> str:
+        pairs = "".join("%s%s%s\n%s%s%s\n" % (t["arg_key"], k, c["arg_key"], t["arg_value"],
+                                               v if isinstance(v, str) else json.dumps(v, ensure_ascii=False),
+                                               c["arg_value"]) for k, v in json.loads(args).items())
+        return t["tool_call"] + name + t["tool_sep"] + "\n" + pairs + c["tool_call"]
+
+    typed = "".join("%s%s%s%s%s%s" % (t["arg_key"], k, c["arg_key"], t["arg_value"], v, c["arg_value"])
+                    for k, v in _TYPED_VALUES)
+    return FormatSpec(
+        "hunyuan" + ("_os" if suffix else ""),
+        (t["tool_calls"], c["tool_calls"], t["tool_call"], c["tool_call"], t["tool_sep"], t["arg_key"], c["arg_key"],
+         t["arg_value"], c["arg_value"]),
+        render_call=render, block=lambda calls: t["tool_calls"] + "\n" + "\n".join(calls) + "\n" + c["tool_calls"],
+        json_args=False,
+        extra_seeds=(t["tool_calls"] + t["tool_call"] + "f" + t["tool_sep"] + typed + c["tool_call"] + c["tool_calls"],
+                     # Hy4 (no separator), prose in the block, a call tag outside it, a cut-off block
+                     t["tool_calls"] + "note" + t["tool_call"] + "f" + t["arg_key"] + "s" + c["arg_key"] + t["arg_value"]
+                     + "x" + c["arg_value"] + c["tool_call"] + t["tool_call"] + "f" + c["tool_call"] + c["tool_calls"]
+                     + " after " + t["tool_call"] + "f" + c["tool_call"],
+                     "pre " + t["tool_calls"] + "\n" + t["tool_call"] + "get_weather" + t["tool_sep"] + "\n" + t["arg_key"]))
+
+
+TABLE["hunyuan"] = _hunyuan("")
+TABLE["hunyuan_os"] = _hunyuan(":opensource")
+# Issue 20 rows. nanbeige is an alias of qwen3_coder: its template writes
+# non-strings with tojson (true, null, 2.5) and '\n\n' before the first call.
+TABLE["qwen3_coder"] = replace(TABLE["qwen3_coder"], extra_seeds=TABLE["qwen3_coder"].extra_seeds + (
+    "Hi\n\n<tool_call>\n<function=f>\n<parameter=a>\ntrue\n</parameter>\n<parameter=b>\nnull\n</parameter>\n"
+    "<parameter=c>\n2.5\n</parameter>\n<parameter=d>\n{\"x\": [1]}\n</parameter>\n</function>\n</tool_call>"
+    "\n<tool_call>\n<function=search>\n</function>\n</tool_call>",))
+
+
+
+def render_mimo(name: str, args) -> str:
+    """Xiaomi MiMo: Qwen3-Coder's tags, each value as written between them."""
+    args = json.loads(args) if isinstance(args, str) else args
+    body = "".join("<parameter=%s>%s</parameter>\n" % (k, v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))
+                   for k, v in args.items())
+    return "<tool_call>\n<function=%s>\n%s</function>\n</tool_call>" % (name, body)
+
+
+TABLE["mimo"] = FormatSpec(
+    "mimo", _QWEN3_CODER_MARKERS, render_call=render_mimo, block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=(
+        "<tool_call>\n<function=f>\n<parameter=a>x<parameter=b>y</parameter>\n</function>\n</tool_call>",
+        "<tool_call>\n<function=f>\n<parameter=a>\n &amp; \n</parameter>\n</tool_call> after <tool_c",
+        "<tool_call>\n<function=f>\n" + "".join("<parameter=%s>%s</parameter>\n" % kv for kv in _TYPED_VALUES)
+        + "</function>\n</tool_call>"))
+
+def render_dots_invoke(name: str, args) -> str:
+    return render_minimax_invoke(name, args)  # the same invoke shape
+
+
+TABLE["dots"] = FormatSpec(
+    "dots", ("<dots_function_call>", "</dots_function_call>", '<invoke name="', "</invoke>", '<parameter name="',
+             "</parameter>", '">'),
+    render_call=render_dots_invoke, block=lambda invokes: "<dots_function_call>\n" + "".join(invokes)
+    + "</dots_function_call>", json_args=False,
+    extra_seeds=(
+        '<dots_function_call>\n<invoke name="f">\n<parameter name="a">  x \n</parameter>\n<parameter name="b">'
+        ' null \t</parameter>\n</invoke>\n</dots_function_call> after',
+        '<dots_function_call>{"name": "f", "arguments": {}}</dots_function_call>',
+        '<dots_function_call>\n<invoke name="f">\n' + "".join(
+            '<parameter name="%s"> %s </parameter>\n' % kv for kv in _TYPED_VALUES)
+        + "</invoke>\n</dots_function_call>"))
+
+TABLE["trinity"] = FormatSpec(
+    "trinity", ("<tool_call>", "</tool_call>", '"name"', '"arguments"', "<think>", "</think>"),
+    render_call=_jsontag("\n"), block=lambda calls: "\n".join(calls), extra_seeds=_JSONTAG_SEEDS + (
+        '<think>a</think>b<tool_<think>call>{"name": "f", "arguments": {"x": "1</think>2"}}</tool_call> <thin',
+        "<think>\n<tool_call>\n{\"name\": \"f\"}\n</tool_call>\n</think></think><think",))
+
+_GCML = "\uff5cGCML\uff5c"
+_GC_BOT, _GC_EOT = "<%stool_calls>" % _GCML, "</%stool_calls>" % _GCML
+_GC_INV, _GC_INV_END = "<%sinvoke" % _GCML, "</%sinvoke>" % _GCML
+_GC_PAR, _GC_PAR_END = "<%sparameter" % _GCML, "</%sparameter>" % _GCML
+
+
+def render_gigachat35_invoke(name: str, args) -> str:
+    """GigaChat 3.5: one parameter tag per argument, string="true" (raw) or "false" (JSON)."""
+    args = json.loads(args) if isinstance(args, str) else args
+    params = "".join('%s name="%s" string="%s">%s%s\n' % (
+        _GC_PAR, k, "true" if isinstance(v, str) else "false",
+        v if isinstance(v, str) else json.dumps(v, ensure_ascii=False), _GC_PAR_END) for k, v in args.items())
+    return '%s name="%s">\n%s%s' % (_GC_INV, name, params, _GC_INV_END)
+
+
+TABLE["gigachat35"] = FormatSpec(
+    "gigachat35", (_GC_BOT, _GC_EOT, _GC_INV, _GC_INV_END, _GC_PAR, _GC_PAR_END, ' name="', ' string="true">',
+                   ' string="false">'),
+    render_call=render_gigachat35_invoke, block=lambda calls: _GC_BOT + "\n" + "\n".join(calls) + "\n" + _GC_EOT,
+    json_args=False, extra_seeds=(
+        "Hi\n\n" + _GC_BOT + "\n" + render_gigachat35_invoke("get_weather", {"city": "Paris", "n": [1, 2.5, None]})
+        + "\n" + _GC_INV + ' name="f">\n' + _GC_INV_END + "\n" + _GC_EOT + "<|message_sep|>",
+        _GC_BOT + _GC_INV + ' name="f">' + _GC_PAR + ' name="x" string="false">nope' + _GC_PAR_END + _GC_INV_END,
+        "<\uff5cDSML\uff5cinvoke name=\"f\"/> " + _GC_BOT[:9]))
+
+def render_minicpm5(name: str, args) -> str:
+    """OpenBMB MiniCPM: `<function name="NAME"><param name="K">V</param>...</function>`, no block."""
+    args = json.loads(args) if isinstance(args, str) else args
+    return '<function name="%s">%s</function>' % (name, "".join(
+        '<param name="%s">%s</param>' % (k, v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))
+        for k, v in args.items()))
+
+
+TABLE["minicpm5"] = FormatSpec(
+    "minicpm5", ('<function name="', "</function>", '<param name="', "</param>", '">', "<![CDATA[", "]]>"),
+    render_call=render_minicpm5, block=lambda calls: "\n".join(calls), json_args=False,
+    extra_seeds=(
+        'a <function name="f"><param name="c"><![CDATA[ x ]] ]]> </param><param name="d"><![CD</param></function> b',
+        '<function name="f"><param name="x">(1, 2)</param><param name="y"> {"a": [1]} </param>'
+        '<function name="search"></function>',
+        '<function name="f">' + "".join('<param name="%s">%s</param>' % kv for kv in _TYPED_VALUES) + "</function>",
+        "<function=f> <function> <function name=\"f\"",))
 
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
@@ -329,12 +490,18 @@ def seed_responses(name: str) -> List[str]:
         out.append(s.response("", [("f", "[NaN, Infinity, -Infinity, -0, 0.1, 1e22, 5e-324]")]))
         out.append(s.response("", [("f", '{"n": 1%s}' % ("0" * 4100))], "after"))
         out.append(s.response("", [("f", '{"s": "\\ud800\\udc00\\ud800x\\ud800\\n"}')]))
+        # raw control characters in strings; numbers past a double (issue 18)
+        out.append(s.response("", [("f", '{"c\n": "a\nb\t\x01\x1f```", "n": [1e400, -2E999, 1e-400]}')], "x"))
     out.append(s.response("text" + " " * 5000, [("f", "{}")], "\n" * 5000 + "end"))
     return out + list(s.extra_seeds)
 
 
 def expected_args(raw: str) -> str:
-    return json.dumps(json.loads(raw), ensure_ascii=False)
+    """The arguments the parsers write for raw JSON: json.dumps(json.loads(raw))
+    as strict JSON (numbers past a double keep their digits)."""
+    from sglang_toolparse import strict_json
+
+    return strict_json.dumps(strict_json.loads(raw))
 
 
 def fragments(fmt: str, size: int, seed: int) -> str:

@@ -155,4 +155,4 @@ def summary_ids(events: list):
     from sglang_toolparse.api import collect
 
     r = collect(events)
-    return r.text, [(c.name, c.arguments, c.id) for c in r.calls], [e.code for e in r.errors]
+    return r.text, [(c.name, c.arguments, c.id) for c in r.complete_calls], [e.code for e in r.errors]

@@ -32,6 +32,10 @@ Every probe calls SGLang's own code with the name the serving layer reads
                        SGLang's
   tool_call_id         OpenAIServingChat._process_tool_call_id's id shape
   close_tokens         response_template.tool_close_token_ids (detokenizer)
+  gpt_oss_detok        DetokenizerManager.init_running_status's gpt-oss check:
+                       whether trim_matched_stop keeps a final <|call|> (200012)
+  reasoning_gpt_oss    module of ReasoningParser.DetectorMap["gpt-oss"] (ours in
+                       a gpt-oss_native server: sglang_reasoning.py)
 
 Prints one line: RESULT {json}.
 """
@@ -148,7 +152,31 @@ def probe(sa, served=None):
     item = ToolCallItem(tool_index=1, name="get_weather", parameters="{}")
     tool_id = OpenAIServingChat._process_tool_call_id(types.SimpleNamespace(tool_call_parser=name), item, 2)
     out["tool_call_id"] = re.sub(r"^call_[0-9a-f]{24}$", "call_<uuid>", tool_id)
+    out["gpt_oss_detok"] = _outcome(lambda: _detok_keeps_call(name))
+    from sglang.srt.parser.reasoning_parser import ReasoningParser
+
+    rcls = ReasoningParser.DetectorMap.get("gpt-oss")
+    out["reasoning_gpt_oss"] = rcls.__module__ if rcls else None
     return out
+
+
+def _detok_keeps_call(name):
+    """SGLang's detokenizer set up for a server whose serving name is
+    `name` (get_serving() answers with it; its Watchdog stubbed): does it
+    keep gpt-oss's final <|call|> token?"""
+    from sglang.srt.managers import detokenizer_manager as dm
+
+    import serving_stub
+
+    saved = dm.Watchdog.create, dm.get_serving
+    dm.Watchdog.create = staticmethod(lambda **kw: None)
+    dm.get_serving = lambda: types.SimpleNamespace(tool_call_parser=name, disable_tokenizer_batch_decode=False)
+    try:
+        fake = types.SimpleNamespace(tokenizer=serving_stub.tokenizer())
+        dm.DetokenizerManager.init_running_status(fake, None)
+        return dm.DetokenizerManager.trim_matched_stop(fake, [5, 200012], {"matched": 200012}, False) == [5, 200012]
+    finally:
+        dm.Watchdog.create, dm.get_serving = saved
 
 
 def http_worker(sa, q):

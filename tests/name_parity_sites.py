@@ -89,16 +89,20 @@ srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses.create_resp
 srt/function_call/function_call_parser.py | FunctionCallParser.__init__ | lookup | self.ToolCallParserEnum.get(tool_call_parser) | 1
 srt/layers/rotary_embedding/factory.py | get_rope | literal | 'llama3' | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | compare | get_serving().tool_call_parser == 'gpt-oss' | 1
+srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | literal | 'gpt-oss' | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | passed | tool_close_token_ids(get_serving().tool_call_parser, self.tokenizer) | 1
 srt/parser/conversation.py | <module> | literal | 'mistral' | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm45' | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm47' | 1
 srt/parser/reasoning_parser.py | MistralDetector.__init__ | literal | 'mistral' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'glm45' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k2' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'mistral' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3p5' | 1
+srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'glm45' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k2' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'mistral' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'step3p5' | 1
@@ -111,6 +115,7 @@ srt/parser/template_detection.py | <module> | literal | 'deepseekv4' | 1
 srt/parser/template_detection.py | <module> | literal | 'deepseekv41' | 1
 srt/parser/template_detection.py | <module> | literal | 'glm45' | 5
 srt/parser/template_detection.py | <module> | literal | 'glm47' | 2
+srt/parser/template_detection.py | <module> | literal | 'gpt-oss' | 2
 srt/parser/template_detection.py | <module> | literal | 'kimi_k2' | 4
 srt/parser/template_detection.py | <module> | literal | 'minimax-m2' | 1
 srt/parser/template_detection.py | <module> | literal | 'mistral' | 5
@@ -134,6 +139,43 @@ srt/utils/hf_transformers/config.py | MistralModelConfigParser | literal | 'mist
 srt/utils/hf_transformers/config.py | get_config | literal | 'mistral' | 1
 srt/utils/hf_transformers/mistral_utils.py | adapt_config_dict | literal | 'mistral' | 2
 srt/utils/hf_transformers/mistral_utils.py | is_mistral_model | literal | 'mistral' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'ling3' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'ling3' | 1
+srt/parser/template_detection.py | <module> | literal | 'ling3' | 4
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'ling3' | 2
+srt/configs/iquest_q1.py | IQuestQ1Config | literal | 'iquest_q1' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'iquest_q1' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'iquest_q1' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'iquest_q1' | 1
+srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'iquest_q1' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'iquest_q1' | 1
+srt/parser/template_detection.py | <module> | literal | 'iquest_q1' | 4
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'iquest_q1' | 2
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'poolside_v1' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'poolside_v1' | 1
+srt/parser/template_detection.py | <module> | literal | 'poolside_v1' | 4
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'hunyuan' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'hunyuan' | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request | literal | 'hunyuan' | 1
+srt/parser/hunyuan_reasoning.py | uses_hunyuan_reasoning_effort | literal | 'hunyuan' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'hunyuan' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'hunyuan' | 1
+srt/parser/template_detection.py | <module> | literal | 'hunyuan' | 4
+srt/configs/nanbeige.py | NanbeigeConfig | literal | 'nanbeige' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'nanbeige' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'nanbeige' | 1
+srt/disaggregation/encoder/receiver.py | video_meta_attrs_for | literal | 'mimo' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'mimo' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'mimo' | 1
+srt/parser/template_detection.py | <module> | literal | 'mimo' | 4
+srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__ | literal | 'dots' | 1
+srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__ | literal | 'dots' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'dots' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'dots' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gigachat35' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'gigachat35' | 1
+srt/parser/template_detection.py | <module> | literal | 'gigachat35' | 4
+srt/parser/template_detection.py | <module> | literal | 'minicpm5' | 2
 """
 
 # "file | enclosing function" -> why X_native behaves as X there
@@ -180,10 +222,11 @@ WHY = {
     'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._uses_required_tool_json': 'FunctionCallParser by served name (probe: detector)',
     'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses.create_responses': 'passes the served name to BeamToolAdapter (sees X)',
     'srt/function_call/function_call_parser.py | FunctionCallParser.__init__': 'the class lookup itself: ToolCallParserEnum[X] is ours in every process of a native server (probe: detector)',
-    'srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status': 'gpt-oss check and tool close tokens by served name, in the detokenizer process (probe: close_tokens)',
+    'srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status': 'gpt-oss check (keeps the final <|call|> token) and tool close tokens by served name, in the detokenizer process (probes: gpt_oss_detok, close_tokens)',
     'srt/parser/python_chat_template.py | <module>': "built-in Python chat templates declare builtin parser names for 'auto' (probe: auto)",
-    'srt/parser/reasoning_parser.py | ReasoningParser': "'glm45' is a reasoning-parser name, not the tool parser",
-    'srt/parser/reasoning_parser_names.py | <module>': "'glm45' is a reasoning-parser name, not the tool parser",
+    'srt/parser/reasoning_parser.py | ReasoningParser': "'glm45'/'gpt-oss' are reasoning-parser names, not the tool parser",
+    'srt/parser/reasoning_parser_names.py | <module>': "'glm45'/'gpt-oss' are reasoning-parser names, not the tool parser",
+    'srt/parser/reasoning_parser.py | ReasoningParser.__init__': "'gpt-oss' is the reasoning-parser name (--reasoning-parser gpt-oss forces reasoning): chosen by its own flag, it pairs with gpt-oss_native as with gpt-oss (tests/test_harmony_serving.py)",
     'srt/parser/response_template.py | tool_close_token_ids': 'tool close tokens by name (probe: close_tokens)',
     'srt/parser/response_template.py | tool_close_tokens': 'detector class by name (probe: close_tokens, response_template)',
     'srt/parser/template_detection.py | <module>': "template rules that pick builtin names for 'auto' (probe: auto)",
@@ -208,4 +251,14 @@ WHY = {
     'srt/utils/hf_transformers/config.py | get_config': "'mistral' is a model-config parser name, not the tool parser",
     'srt/utils/hf_transformers/mistral_utils.py | adapt_config_dict': "'mistral' is an HF model_type, not the tool parser",
     'srt/utils/hf_transformers/mistral_utils.py | is_mistral_model': "'mistral' is a checkpoint format check, not the tool parser",
+    'srt/configs/iquest_q1.py | IQuestQ1Config': "'iquest_q1' is the HF model_type of the config class, not the tool parser",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request': "compares the REASONING parser with 'iquest_q1'/'hunyuan' (self.reasoning_parser), not the tool parser",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled': "compares the REASONING parser with 'iquest_q1'/'hunyuan', not the tool parser",
+    'srt/parser/reasoning_parser.py | ReasoningParser.__init__': "'iquest_q1' is a model_type / reasoning-parser name, not the tool parser",
+    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request': "compares the REASONING parser with 'hunyuan', not the tool parser",
+    'srt/parser/hunyuan_reasoning.py | uses_hunyuan_reasoning_effort': "'hunyuan' is the reasoning parser there (reasoning_parser == 'hunyuan'), not the tool parser",
+    'srt/configs/nanbeige.py | NanbeigeConfig': "'nanbeige' is the HF model_type of the config class, not the tool parser",
+    'srt/disaggregation/encoder/receiver.py | video_meta_attrs_for': "'mimo' is matched in the HF model_type for video metadata, not the tool parser",
+    'srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__': "'dots' is an audio-model family string, not the tool parser",
+    'srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__': "'dots' is an audio-model family string, not the tool parser",
 }

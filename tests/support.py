@@ -5,7 +5,7 @@ import json
 import random
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, Reasoning, StreamParser, Text
 from sglang_toolparse.api import collect
 
 
@@ -69,6 +69,8 @@ def merge(events: Iterable) -> list:
         last = out[-1] if out else None
         if isinstance(ev, Text) and isinstance(last, Text):
             out[-1] = Text(last.text + ev.text)
+        elif isinstance(ev, Reasoning) and isinstance(last, Reasoning):  # gpt_oss
+            out[-1] = Reasoning(last.text + ev.text)
         elif isinstance(ev, ArgsDelta) and isinstance(last, ArgsDelta) and last.index == ev.index:
             out[-1] = ArgsDelta(ev.index, last.delta + ev.delta)
         elif isinstance(ev, Text) and not ev.text:
@@ -88,9 +90,19 @@ def run(fmt: str, chunks: Sequence[str], tools=None, **opts) -> list:
     return merge(events)
 
 
+def _not_json(token: str):
+    raise ValueError("%s is not JSON (RFC 8259)" % token)
+
+
+def strict_json_loads(text: str):
+    """json.loads for strict JSON (RFC 8259): NaN, Infinity and -Infinity
+    are rejected (a number past a double is JSON)."""
+    return json.loads(text, parse_constant=_not_json)
+
+
 def check_stream_invariants(events: list) -> None:
     """Per-call protocol: start, deltas, then exactly one end or error;
-    deltas concatenate to the end's arguments, which are valid JSON."""
+    deltas concatenate to the end's arguments, which are strict JSON."""
     open_: Dict[int, List[str]] = {}
     names: Dict[int, str] = {}
     closed = set()
@@ -109,7 +121,7 @@ def check_stream_invariants(events: list) -> None:
             assert ev.index in open_, ev
             assert ev.name == names[ev.index]
             assert "".join(open_.pop(ev.index)) == ev.arguments
-            json.loads(ev.arguments)
+            strict_json_loads(ev.arguments)
             closed.add(ev.index)
         elif isinstance(ev, ParseError):
             if ev.index is not None:
@@ -120,9 +132,10 @@ def check_stream_invariants(events: list) -> None:
 
 
 def summary(events: list):
-    """(text, [(name, arguments)], [error codes]) of an event list."""
+    """(text, [(name, arguments)] of the complete calls, [error codes]) of an
+    event list (incomplete calls: tests/test_lossless.py)."""
     r = collect(events)
-    return r.text, [(c.name, c.arguments) for c in r.calls], [e.code for e in r.errors]
+    return r.text, [(c.name, c.arguments) for c in r.complete_calls], [e.code for e in r.errors]
 
 
 def tools_of(*names: str, schema: Optional[dict] = None) -> List[dict]:

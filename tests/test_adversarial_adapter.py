@@ -55,15 +55,28 @@ def test_adapter_never_raises(fmt, caplog):
     for cls in classes:
         for text in adversarial_inputs(fmt):
             r = cls().detect_and_parse(text, TOOLS)
-            for c in r.calls:
-                json.loads(c.parameters)
             d = cls()
             i = 0
+            streamed, content = {}, []
+            results = []
             while i < len(text):
                 n = rnd.choice([1, 2, 5, 64, 4096, 65536])
-                d.parse_streaming_increment(text[i:i + n], TOOLS)
+                results.append(d.parse_streaming_increment(text[i:i + n], TOOLS))
                 i += n
-            d.finish(TOOLS)
+            results.append(d.finish(TOOLS))
+            for res in results:
+                content.append(res.normal_text)
+                for c in res.calls:
+                    got = streamed.setdefault(c.tool_index, [None, ""])
+                    got[0] = got[0] or c.name
+                    got[1] += c.parameters
+            # the one-shot message is what the stream sent (issue 18.2):
+            # content, and every call, cut-off and broken ones included
+            assert r.normal_text == "".join(content)
+            assert [(c.name, c.parameters) for c in r.calls] == [tuple(streamed[k]) for k in sorted(streamed)]
+            for k, c in enumerate(r.calls):  # complete calls: valid JSON arguments
+                if k not in d.incomplete_tool_call_indices:
+                    json.loads(c.parameters)
             # every started call's streamed arguments are consistent state
             for k, args in enumerate(d.streamed_args_for_tool):
                 assert isinstance(args, str)

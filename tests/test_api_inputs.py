@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from sglang_toolparse import StreamParser, parse
+from sglang_toolparse import ParseError, StreamParser, parse
 from sglang_toolparse import _core
 from sglang_toolparse.api import collect, tool_names
 from sglang_toolparse.assembler import CallAssembler
@@ -254,14 +254,17 @@ def test_assembler_accepts_finite_numbers():
     assert call.ok and math.isfinite(call.value["celsius"])
 
 
-def test_assembler_non_finite_from_the_parser():
-    """The parser passes NaN/Infinity through (as json.loads would accept
-    them); the assembler is where an application rejects them."""
+def test_parser_never_passes_non_finite_numbers():
+    """NaN/Infinity are not JSON: the parser reports the call (json_syntax)
+    and never streams them; the assembler sees a call the parser abandoned."""
     text = '<tool_call>\n{"name": "get_weather", "arguments": {"celsius": Infinity}}\n</tool_call>'
     p = StreamParser("qwen25", [WEATHER])
+    events = p.feed(text) + p.finish()
+    assert [e.code for e in events if isinstance(e, ParseError)] == ["json_syntax"]
     asm = CallAssembler([WEATHER])
-    done = asm.feed(p.feed(text) + p.finish())
-    assert len(done) == 1 and not done[0].ok and done[0].errors[0].kind == "invalid_json"
+    assert "Infinity" not in "".join(getattr(e, "delta", "") for e in events)
+    [call] = asm.feed(events)
+    assert not call.ok and [e.kind for e in call.errors] == ["parse_error"]
 
 
 def test_assembler_tools_none_accepts_every_name_like_stream_parser():

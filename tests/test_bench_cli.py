@@ -35,7 +35,7 @@ def run_cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
 
 # -- corpus (in process, no SGLang) ------------------------------------------
 @pytest.mark.parametrize("fmt", sorted(corpus.RENDERERS))
-@pytest.mark.parametrize("key", corpus.scenario_keys("default"))
+@pytest.mark.parametrize("key", corpus.scenario_keys("default") + ["calls10"])
 def test_corpus_ground_truth_is_what_the_native_parser_extracts(fmt, key):
     if fmt not in available_formats():
         pytest.skip("format %s not in this build of the core" % fmt)
@@ -141,11 +141,19 @@ def test_quick_table_and_json(quick):
     from sglang_toolparse.bench.oneshot import scenario_keys
 
     assert "One-shot" in stdout
+    assert {"chat", "calls10", "args4k"} == set(scenario_keys("quick"))
     assert {(r["format"], r["scenario"]) for r in rep["oneshot"]} == {
         (f, s) for f in rendered for s in scenario_keys("quick")}
     for r in rep["oneshot"]:
         sa = r["sides"]["standalone"]
         assert sa["calls"] == "ok" and sa["text"] == "ok" and sa["us_min"] > 0, r
+    # the table: a line per (format, reply), every format named
+    table = stdout[stdout.index("One-shot"):]
+    for col in ("native us", "sglang us", "floor us", "standalone us", "native/sglang", "native/standalone"):
+        assert col in table, col
+    lines = table.splitlines()
+    for r in rep["oneshot"]:
+        assert any(line.split()[:3] == [r["format"], r["scenario"], str(r["bytes"])] for line in lines), r
 
 
 @pytest.mark.skipif(not HAVE_SGLANG, reason="SGLang not installed")
@@ -168,6 +176,40 @@ def test_quick_sglang_sides_measured_and_checked(quick):
     for r in rep["oneshot"]:
         assert r["sides"]["native"]["calls"] == "ok", r
         assert r["sides"]["sglang"]["calls"] in STATUSES | {None} or "error" in r["sides"]["sglang"]
+        assert r["sides"]["floor"]["us_min"] > 0 and "calls" not in r["sides"]["floor"]
+        assert r["ratios"]["native_over_sglang"] > 0
+    # issue 24's per-request targets, one pair per format (reported, not asserted)
+    one = [t for t in rep["targets"] if t["target"].startswith("one-shot")]
+    assert {(t["format"], t["target"]) for t in one} == {
+        (f, t) for f in {r["format"] for r in rep["oneshot"]}
+        for t in ("one-shot chat: native / SGLang", "one-shot, every reply: native / SGLang")}
+    assert all(t["met"] is not None for t in one)
+
+
+def test_bench_modules_import_no_circle():
+    """The bench modules import one another without a circle (report.py lays
+    out every table and imports none of the measuring modules)."""
+    import ast
+
+    here = os.path.join(ROOT, "sglang_toolparse", "bench")
+    graph = {}
+    for name in os.listdir(here):
+        if name.endswith(".py"):
+            tree = ast.parse(open(os.path.join(here, name), encoding="utf-8").read())
+            deps = set()
+            for node in ast.walk(tree):  # function-level imports count too
+                if isinstance(node, ast.ImportFrom) and node.level == 1:
+                    deps |= {node.module} if node.module else {a.name for a in node.names}
+            graph[name[:-3]] = deps
+    assert graph["report"] <= {"progress"}, graph["report"]
+
+    def visit(mod, path):
+        assert mod not in path, "import circle: " + " -> ".join(path + [mod])
+        for dep in graph.get(mod, ()):
+            visit(dep, path + [mod])
+
+    for mod in graph:
+        visit(mod, [])
 
 
 @pytest.fixture(scope="module")

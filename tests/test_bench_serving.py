@@ -125,7 +125,7 @@ def test_serving_cli_tiny_run(tmp_path):
     out = tmp_path / "serving.json"
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     p = subprocess.run([sys.executable, "-m", "sglang_toolparse", "bench", "--serving", "--quick", "--formats",
-                        "qwen25", "--sizes", "1", "--streams", "3", "--no-progress", "--json", str(out)],
+                        "qwen25", "--sizes", "1", "--streams", "3", "--no-progress", "--no-agent", "--json", str(out)],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     assert "p99/base" in p.stdout and "qwen25_native" in p.stdout
@@ -173,3 +173,57 @@ def test_builtin_limit_stops_the_builtin_tool_call_and_says_so():
     for key in (("baseline", "sglang"), ("baseline", "native"), ("tool", "native")):
         assert not rows[key]["capped"] and rows[key]["chars_streamed"] == rows[key]["chars_total"]
     assert rows[("tool", "native")]["calls"] == "ok"
+
+
+def test_agent_conversation_and_tools():
+    from sglang_toolparse.bench import serving_agent as sa
+
+    tools = sa.agent_tools()
+    names = [t["function"]["name"] for t in tools]
+    assert len(names) == 21 == len(set(names))
+    for n in (10, 300, 1000):
+        conv = sa.conversation(n)
+        assert len(conv) == n and conv[0]["role"] == "system" and conv[-1]["role"] == "user"
+        calls = [m for m in conv if m.get("tool_calls")]
+        assert len(calls) >= (n - 2) // 3 - 1
+        for i, m in enumerate(conv):  # every call is answered by its result
+            if m.get("tool_calls"):
+                assert conv[i + 1]["role"] == "tool"
+                assert conv[i + 1]["tool_call_id"] == m["tool_calls"][0]["id"]
+
+
+def test_agent_targets_from_rows():
+    from sglang_toolparse.bench import serving_agent as sa
+
+    rows = [{"messages": 10, "side": "native+hooks", "per_chunk_us": 10.0},
+            {"messages": 1000, "side": "native+hooks", "per_chunk_us": 13.0},
+            {"messages": 300, "side": "native+hooks", "per_chunk_us": 12.0},
+            {"messages": 300, "side": "no tools", "per_chunk_us": 10.0}]
+    loads = [{"size_kib": 16, "side": "sglang", "big_cpu_s": 3.0},
+             {"size_kib": 16, "side": "native+hooks", "big_cpu_s": 0.1},
+             {"size_kib": 64, "side": "native+hooks", "big_cpu_s": 0.4, "p99_over_baseline": 1.2}]
+    got = {t["target"].split(":")[0]: (round(t["value"], 3), t["met"]) for t in sa.agent_targets(rows, loads)}
+    assert got == {"per-chunk loop CPU, tools, 300 msgs / no tools": (1.2, True),
+                   "per-chunk loop CPU, tools, 1000 msgs / 10 msgs": (1.3, False),
+                   "16 KB call at 300 msgs": (30.0, True),
+                   "64 KB call at 300 msgs": (1.2, False)}
+
+
+@pytest.mark.skipif(not HAVE_SGLANG, reason="SGLang not installed")
+def test_serving_cli_agent_tiny_run(tmp_path):
+    out = tmp_path / "agent.json"
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, "-m", "sglang_toolparse", "bench", "--serving", "--quick", "--agent-only",
+                        "--agent-messages", "4,12", "--sizes", "1", "--streams", "2", "--no-progress",
+                        "--json", str(out)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "Agent scenario" in p.stdout and "native+hooks" in p.stdout
+    ag = json.loads(out.read_text())["agent"]
+    assert ag["hooks_installed"] is True and ag["tools"] == 21
+    assert {(r["messages"], r["side"]) for r in ag["per_chunk"]} == {
+        (n, s) for n in (4, 12) for s in ("sglang", "native", "native+hooks", "no tools")}
+    assert all(r["per_chunk_us"] > 0 for r in ag["per_chunk"])
+    loads = {(d["size_kib"], d["side"]): d for d in ag["large_calls"]}
+    assert set(loads) == {(1, "baseline"), (1, "sglang"), (1, "native"), (1, "native+hooks")}
+    assert loads[(1, "native+hooks")]["calls"] == "ok" and loads[(1, "native")]["calls"] == "ok"
+    assert loads[(1, "native+hooks")]["gaps"]["n"] > 0 and loads[(1, "native+hooks")]["deliveries"] > 1

@@ -111,6 +111,7 @@ def test_bench_cli_with_a_peer(tmp_path):
     for r in rep["results"]:
         assert r["sides"]["vllm"]["calls"] == "ok" and r["ratios"]["vllm_over_standalone"] > 0
     one = {r["scenario"]: r for r in rep["oneshot"]}
-    assert set(one) == {"chat", "args4k"}
+    assert set(one) == {"chat", "calls10", "args4k"}
     assert set(one["chat"]["sides"]) == {"standalone", "vllm"}
     assert one["args4k"]["sides"]["vllm"]["calls"] == "ok"
+    assert one["calls10"]["sides"]["vllm"]["calls"] == "ok"

@@ -106,9 +106,9 @@ GOLDEN = {
         "glm47", "Ok <tool_call>edit<arg_key>content</arg_key><arg_value>partial",
         [Text("Ok"), CallStart(0, "edit"), ArgsDelta(0, '{"content": "partial'), err(0, "unterminated", 62)],
     ),
-    "truncated_before_name_complete": (
+    "truncated_before_name_complete": (  # text: nothing was sent (issue 18.2)
         "glm47", "<tool_call>get_wea",
-        [err(None, "unterminated", 18)],
+        [Text("<tool_call>get_wea"), err(None, "unterminated", 18)],
     ),
     "missing_end_tag_before_next_call": (
         "glm47", "<tool_call>noop<tool_call>noop</tool_call>",

@@ -36,8 +36,8 @@ def test_float_edge_cases(v):
 
 
 @pytest.mark.parametrize("raw,expected", [
-    ("1E5", "100000.0"), ("1.50", "1.5"), ("-0", "0"), ("-0.0", "-0.0"), ("1e400", "Infinity"),
-    ("-1e400", "-Infinity"), ("1e-400", "0.0"), ("NaN", "NaN"), ("-Infinity", "-Infinity"),
+    ("1E5", "100000.0"), ("1.50", "1.5"), ("-0", "0"), ("-0.0", "-0.0"), ("1e400", "1e400"),
+    ("-1e400", "-1e400"), ("1e-400", "0.0"), ("-1.5E+999", "-1.5E+999"), ("12345e400", "12345e400"),
     ("123456789012345678901234567890", "123456789012345678901234567890"),
     ('"\\u00e9\\/\\b\\f\\u0001\\u001F"', '"\u00e9/\\b\\f\\u0001\\u001f"'),
     ('"\\ud83d\\ude00"', '"\U0001F600"'),
@@ -50,13 +50,50 @@ def test_tokens(raw, expected):
     assert args_of(raw) == expected
 
 
-@pytest.mark.parametrize("raw", ["01", "1.", ".5", "1e", "+1", "tru", '"\\x"', '"a\nb"', "[1,]", '{"a" 1}', "[1 2]", "{,}", '"\\u12G4"'])
+@pytest.mark.parametrize("raw", ["01", "1.", ".5", "1e", "+1", "tru", '"\\x"', "NaN", "Infinity", "-Infinity", "[1, NaN]", "[1,]", '{"a" 1}', "[1 2]", "{,}", '"\\u12G4"'])
 def test_invalid_json_is_an_error(raw):
     r = parse("hermes", '<tool_call>{"name": "f", "arguments": ' + raw + "}</tool_call>")
-    assert r.calls == [] and [e.code for e in r.errors] == ["json_syntax"]
+    assert r.complete_calls == [] and [e.code for e in r.errors] == ["json_syntax"]
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_hypothesis_floats(v):
     assert args_of(json.dumps([v])) == json.dumps([v])
+
+
+def test_short_decimals_match_repr():
+    """Numbers of at most 15 significant digits take the normalizer's fast
+    path (their own digits are repr()'s shortest digits); the others, and
+    those near the ends of the range, strtod. Both must write repr(float)."""
+    rnd = random.Random(20261201)
+    toks = []
+    for _ in range(4000):
+        digits = "".join(rnd.choice("0123456789") for _ in range(rnd.randint(1, 18)))
+        point = rnd.randint(0, len(digits))
+        mant = (digits[:point] or "0").lstrip("0") or "0"
+        frac = digits[point:]
+        tok = ("-" if rnd.random() < 0.3 else "") + mant + ("." + frac if frac else ".0")
+        r = rnd.random()
+        if r < 0.5:
+            tok += rnd.choice("eE") + rnd.choice(["", "+", "-"]) + str(rnd.randint(0, 330))
+        toks.append(tok)
+    toks += ["0.0", "-0.0", "0e5", "-0.000e-3", "1e-299", "1e-300", "9.99999999999999e299", "1e300",
+             "123456789012345.0", "1234567890123456.0", "0.000123456789012345", "100000000000000000000.0"]
+    raw = "[" + ", ".join(toks) + "]"
+    # value by value: repr(float(t)), but numbers past a double keep their digits
+    want = []
+    for t in toks:
+        v = float(t)
+        want.append(t if v in (float("inf"), float("-inf")) else repr(v))
+    assert args_of(raw) == "[" + ", ".join(want) + "]"
+    # and cut into chunks at every length, the same (numbers cut by a chunk take the slow path)
+    from sglang_toolparse import StreamParser
+    text = '<tool_call>{"name": "f", "arguments": ' + raw + "}</tool_call>"
+    for size in (1, 3, 7, 64):
+        p = StreamParser("hermes")
+        evs = []
+        for i in range(0, len(text), size):
+            evs += p.feed(text[i:i + size])
+        evs += p.finish()
+        assert [e.arguments for e in evs if type(e).__name__ == "CallEnd"] == ["[" + ", ".join(want) + "]"]

@@ -42,9 +42,9 @@ GOLDEN = {
     "broken_object_skipped_to_its_end": ('{"name": "search", oops} x ' + PT + W,
                                          [ParseError(None, "json_syntax", 19, "")] + [Text(" x")]
                                          + call(0, "get_weather", W_ARGS)),
-    "broken_string_skipped_to_its_end": ('{"name": "search", "parameters": {"q": "a\x01 } \\" ]"}}; ' + W + " after",
+    "broken_string_skipped_to_its_end": ('{"name": "search", "parameters": {"q": "a\\q } \\" ]"}}; ' + W + " after",
                                          [CallStart(0, "search"), ArgsDelta(0, '{"q": "a'),
-                                          ParseError(0, "json_syntax", 41, "")] + call(1, "get_weather", W_ARGS)
+                                          ParseError(0, "json_syntax", 42, "")] + call(1, "get_weather", W_ARGS)
                                          + [Text(" after")]),
     "python_dict_first_is_prose": ("{'name': 'search', 'parameters': {'q': 'x'}} ok",
                                    [Text("{'name': 'search', 'parameters': {'q': 'x'}} ok")]),
@@ -53,7 +53,7 @@ GOLDEN = {
     "missing_name": ('{"answer": 42}', [ParseError(None, "missing_name", 13, "")]),
     "cut_off": ('{"name": "search", "parameters": {"q": "ab',
                 [CallStart(0, "search"), ArgsDelta(0, '{"q": "ab'), ParseError(0, "unterminated", 42, "")]),
-    "python_tag_cut_off": ("Hi " + PT, [Text("Hi"), ParseError(None, "unterminated", 17, "")]),
+    "python_tag_cut_off": ("Hi " + PT, [Text("Hi " + PT), ParseError(None, "unterminated", 17, "")]),
 }
 
 

@@ -77,8 +77,8 @@ def in_fresh_interpreter(expr: str):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_rss_stable_over_1m_feeds(fmt):
     marks, calls = in_fresh_interpreter("feed_many(%r, 1000000)" % fmt)
-    if spec(fmt).render_call is not None:
-        assert calls > 10_000
+    if spec(fmt).render_call is not None:  # a call per fragment: ~3M characters fed
+        assert calls > 2_000_000 // len(stream_unit(fmt))
     # after warm-up, RSS does not grow with the number of feeds
     growth = max(marks[2:]) - marks[1]
     assert growth < 2 << 20, [m >> 10 for m in marks]

@@ -39,15 +39,15 @@ GOLDEN = {
                                        [ParseError(None, "unknown_tool", 20, "rm")] + call(0, "search", S_ARGS)),
     "unknown_tool_then_prose": (TC + "rm" + ARGS + '{"p": 1} ok', [ParseError(None, "unknown_tool", 20, "rm"), Text(" ok")]),
     "broken_arguments_skipped_to_their_end": (
-        TC + "search" + ARGS + '{"q": "a\x01 } ]", "r": [{}]} after ' + W,
-        [CallStart(0, "search"), ArgsDelta(0, '{"q": "a'), ParseError(0, "json_syntax", 32, "")]
+        TC + "search" + ARGS + '{"q": "a\\q } ]", "r": [{}]} after ' + W,
+        [CallStart(0, "search"), ArgsDelta(0, '{"q": "a'), ParseError(0, "json_syntax", 33, "")]
         + [Text(" after")] + call(1, "get_weather", W_ARGS)),
     "bare_word_arguments": (TC + "search" + ARGS + "oops", [ParseError(None, "json_syntax", 24, ""), Text("oops")]),
     "marker_before_args_restarts": (TC + "search" + TC + "noop" + ARGS + "{}",
                                     [ParseError(None, "bad_markup", 30, "")] + call(0, "noop", "{}")),
     "cut_off_in_arguments": (TC + "search" + ARGS + '{"q": "ab',
                              [CallStart(0, "search"), ArgsDelta(0, '{"q": "ab'), ParseError(0, "unterminated", 33, "")]),
-    "cut_off_in_name": ("Ok " + TC + "sea", [Text("Ok"), ParseError(None, "unterminated", 18, "")]),
+    "cut_off_in_name": ("Ok " + TC + "sea", [Text("Ok " + TC + "sea"), ParseError(None, "unterminated", 18, "")]),
 }
 
 

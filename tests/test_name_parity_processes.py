@@ -8,7 +8,7 @@ spawned HTTP-worker child per native detector class (see its docstring for the
 probes). The branches covered: GLM-4.7's grammar constraint, the DeepSeek
 chat-encoding spec, the DeepSeek recipe start-up rule, tool-call ids
 (Kimi-K2's `functions.NAME:IDX`), response-template lookups, detokenizer
-close tokens, SGLang's own rename (qwen25 -> qwen). The control probes the
+close tokens and its gpt-oss <|call|> rule, SGLang's own rename (qwen25 -> qwen). The control probes the
 un-normalized name, as SGLang saw it before: it must take other branches,
 so the probes can tell.
 
@@ -41,11 +41,12 @@ BRANCHES = {
     "encoding_spec": ("deepseekv32", "deepseekv4", "deepseekv41"),
     "recipe_startup": ("deepseekv4", "deepseekv41"),
     "tool_call_id": ("kimi_k2",),
+    "gpt_oss_detok": ("gpt-oss",),
 }
 # everything the serving layer decides except which class parses
 SERVING_PROBES = (
     "served_name", "sglang_base", "response_template", "parses_without_tools", "glm_constraint",
-    "encoding_spec", "recipe_startup", "tool_call_id", "close_tokens",
+    "encoding_spec", "recipe_startup", "tool_call_id", "close_tokens", "gpt_oss_detok",
 )
 NATIVES = sorted(NATIVE_NAMES)
 
@@ -109,6 +110,22 @@ def test_our_detector_parses_in_every_process(runs, native):
     assert runs["child"][row]["detector"] == OURS
     assert runs["child"][row]["env"] == row  # inherited from the launcher
     assert runs["builtin"][native]["detector"].startswith("sglang.srt.function_call.")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("native", NATIVES)
+def test_reasoning_parser_side_in_every_process(runs, native):
+    """`--reasoning-parser gpt-oss` next to gpt-oss_native: the native
+    reasoning detector (sglang_reasoning.py) serves `gpt-oss` in the
+    launcher and the children; every other server keeps SGLang's."""
+    from sglang_toolparse.sglang_plugin import REASONING_PAIRS
+
+    ours = "sglang_toolparse.sglang_reasoning"
+    sglang = "sglang.srt.parser.reasoning_parser"
+    want = ours if NATIVE_NAMES[native][1] in REASONING_PAIRS else sglang
+    assert runs["launcher"][native]["reasoning_gpt_oss"] == want
+    assert runs["child"][_child_row(runs, native)]["reasoning_gpt_oss"] == want
+    assert runs["builtin"][native]["reasoning_gpt_oss"] == sglang
 
 
 @pytest.mark.slow

@@ -142,6 +142,16 @@ _MISTRAL = (
     '[TOOL_CALLS]get_weather[ARGS]{"city": "São Paulo ☀", "days": 1}'
 )
 _PYTHONIC = PROSE + ' [get_weather(city="Paris", days=3), get_weather(city=\'São Paulo ☀\', days=1)]'
+_HARMONY_CALL = (
+    "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>%s<|call|>"
+)
+# gpt-oss: analysis, a commentary preamble (the content), then the calls
+_GPT_OSS = (
+    "<|channel|>analysis<|message|>The user wants the weather in two cities.<|end|>"
+    "<|start|>assistant<|channel|>commentary<|message|>" + PROSE + "<|end|>"
+    + _HARMONY_CALL % '{"city": "Paris", "days": 3}' + _HARMONY_CALL % '{"city": "São Paulo ☀", "days": 1}'
+)
+_HARMONY_SPECIAL = ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>")
 
 # builtin parser name -> model output in that format (PROSE + EXPECTED_CALLS)
 CANNED = {
@@ -163,6 +173,7 @@ CANNED = {
     "llama3": _LLAMA3,
     "mistral": _MISTRAL,
     "pythonic": _PYTHONIC,
+    "gpt-oss": _GPT_OSS,
 }
 
 # builtin names whose serving path cannot be driven with the stub model; their
@@ -209,6 +220,7 @@ SPECIAL_TOKENS = {
     "llama3": ("<|python_tag|>",),
     "mistral": ("[TOOL_CALLS]", "[ARGS]"),
     "pythonic": (),
+    "gpt-oss": _HARMONY_SPECIAL,
 }
 
 
@@ -293,10 +305,50 @@ BUILTIN_DIFFS = {
     ("content", "pythonic", "tokens"): _LEAK % " ",
     ("content", "pythonic", "bursts"): _LEAK % " ",
 }
+# issue 20's rows, written as their templates write them (tests/variant_table.py)
+from variant_table import VARIANTS as _VARIANTS  # noqa: E402
+
+for _v in _VARIANTS.values():
+    CANNED[_v.sglang] = _v.render(PROSE, EXPECTED_CALLS)
+SPECIAL_TOKENS.update({
+    "nanbeige": _QWEN_SPECIAL, "mimo": _QWEN_SPECIAL, "trinity": _QWEN_SPECIAL + ("<think>", "</think>"),
+    "dots": ("<dots_function_call>", "</dots_function_call>"), "gigachat35": ("\uff5cGCML\uff5c",),
+})
+
 _KEPT_NL = "the template's newline before the call block is kept as content, one-shot and streamed ('...weather.\\n')"
+BUILTIN_DIFFS[("calls", "gpt-oss", "bursts")] = (
+    "a burst holding the end of one call and the whole next call: the second call is never sent")
 for _b in ("qwen3_coder", "step3p5", "minimax-m2"):
     for _c in ("tokens", "bursts"):
         BUILTIN_DIFFS[("content", _b, _c)] = _KEPT_NL
+_KEPT_NLS = "the template's newline(s) before the call (block) are kept as content, one-shot and streamed"
+for _b in ("nanbeige", "mimo", "dots", "minicpm5", "trinity", "gigachat35"):
+    for _c in ("tokens", "bursts"):
+        BUILTIN_DIFFS[("content", _b, _c)] = _KEPT_NLS
+BUILTIN_DIFFS[("content", "trinity", "bursts")] = _PROSE_LOST % ""
+BUILTIN_DIFFS[("calls", "trinity", "bursts")] = _BURST_CALLS
+
+# rows of the GLM engine (issue 20): canned output as each template writes it
+CANNED["ling3"] = _GLM45
+SPECIAL_TOKENS["ling3"] = _GLM_SPECIAL
+BUILTIN_DIFFS[("content", "ling3", "tokens")] = _LEAK % "\n\n"
+BUILTIN_DIFFS[("content", "ling3", "bursts")] = _PROSE_LOST % ""
+CANNED["iquest_q1"] = _GLM47.replace("tool_call>", "iquest_tool_call>")
+SPECIAL_TOKENS["iquest_q1"] = ("<iquest_tool_call>", "</iquest_tool_call>") + _GLM_SPECIAL[2:]
+CANNED["poolside_v1"] = _GLM45
+SPECIAL_TOKENS["poolside_v1"] = _GLM_SPECIAL
+BUILTIN_DIFFS[("content", "poolside_v1", "tokens")] = _LEAK % "\n"
+BUILTIN_DIFFS[("content", "poolside_v1", "bursts")] = _LEAK % "\n"
+CANNED["spark25"] = _GLM45.replace("</arg_key>\n<arg_value>", "</arg_key><arg_value>")
+SPECIAL_TOKENS["spark25"] = _GLM_SPECIAL
+BUILTIN_DIFFS[("content", "spark25", "tokens")] = _LEAK % "\n\n"
+BUILTIN_DIFFS[("content", "spark25", "bursts")] = _LEAK % "\n\n"
+CANNED["hunyuan"] = (PROSE + "\n<tool_calls>\n" + _GLM45[len(PROSE) + 1:].replace("\n<arg_key>", "<tool_sep>\n<arg_key>", 1)
+                     .replace("</tool_call>\n<tool_call>get_weather\n", "</tool_call>\n<tool_call>get_weather<tool_sep>\n")
+                     .replace("</arg_key>\n<arg_value>", "</arg_key>\n<arg_value>") + "\n</tool_calls>")
+SPECIAL_TOKENS["hunyuan"] = _GLM_SPECIAL + ("<tool_calls>", "</tool_calls>", "<tool_sep>")
+BUILTIN_DIFFS[("content", "hunyuan", "tokens")] = _LEAK % "\n"
+BUILTIN_DIFFS[("content", "hunyuan", "bursts")] = _LEAK % "\n"
 
 
 def _cases(kind):

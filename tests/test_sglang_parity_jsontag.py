@@ -118,12 +118,14 @@ def test_truncated_call_gets_nothing_invented(fcp, sglang_tool):
     import json
 
     """A call cut off by max_tokens: the serving layer's end-of-stream check
-    must not append anything (arguments hold what was streamed)."""
+    must not append anything (arguments hold what was streamed: the value
+    as generated, closed into JSON by the adapter at the end, as the
+    one-shot response has it; docs/SEMANTICS.md)."""
     p = fcp.FunctionCallParser(sglang_tool(*TOOLS), "qwen25_native")
     p.parse_stream_chunk('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Pa')
     p.parse_stream_end()
     d = p.detector
-    assert d.streamed_args_for_tool[-1] == '{"city": "Pa'
+    assert d.streamed_args_for_tool[-1] == '{"city": "Pa"}'
     # the computation of OpenAIServingChat._check_for_unstreamed_tool_args
     expected = d.prev_tool_call_arr[-1].get("arguments", {})
     expected_call = expected if isinstance(expected, str) else json.dumps(expected, ensure_ascii=False)

@@ -90,10 +90,9 @@ def render_deepseekv31(prose: str, calls: Sequence[Call]) -> str:
     return _ds_block(prose, ["%s%s%s%s%s" % (_DS_CALL_BEGIN, n, _DS_SEP, _dumps(a), _DS_CALL_END) for n, a in calls])
 
 
-def _dsml(block: str, invoke: str, param: str) -> Renderer:
-    """DeepSeek V3.2/V4/V4.1 DSML: parameters as tags, string="true" for raw
-    strings and string="false" for JSON values."""
-    d = "｜DSML｜"
+def _dsml(block: str, invoke: str, param: str, d: str = "｜DSML｜") -> Renderer:
+    """DeepSeek V3.2/V4/V4.1 DSML (GigaChat 3.5: marker ｜GCML｜): parameters
+    as tags, string="true" for raw strings and string="false" for JSON values."""
 
     def render(prose: str, calls: Sequence[Call]) -> str:
         if not calls:
@@ -186,6 +185,69 @@ def render_pythonic(prose: str, calls: Sequence[Call]) -> str:
     return (prose + " " if prose else "") + "[" + body + "]"
 
 
+_HARMONY = ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>")
+
+
+def render_gpt_oss(prose: str, calls: Sequence[Call]) -> str:
+    """gpt-oss (OpenAI Harmony): an analysis message, then the prose as a
+    commentary preamble and one `<|start|>assistant<|channel|>commentary
+    to=functions.NAME <|constrain|>json<|message|>{...}<|call|>` per call;
+    without calls the prose is the final answer (its <|return|> is a stop
+    token the server trims)."""
+    head = "<|channel|>analysis<|message|>Let me work out what to do.<|end|>"
+    if not calls:
+        return head + "<|start|>assistant<|channel|>final<|message|>" + prose
+    pre = "<|start|>assistant<|channel|>commentary<|message|>%s<|end|>" % prose if prose else ""
+    return head + pre + "".join(
+        "<|start|>assistant<|channel|>commentary to=functions.%s <|constrain|>json<|message|>%s<|call|>"
+        % (n, _dumps(a)) for n, a in calls)
+
+
+def render_spark25(prose: str, calls: Sequence[Call]) -> str:
+    """iFlytek Spark 2.5: `<tool_call>NAME\n<arg_key>K</arg_key><arg_value>V</arg_value>\n...</tool_call>`."""
+    blocks = ["<tool_call>%s\n%s</tool_call>" % (n, "".join(
+        "<arg_key>%s</arg_key><arg_value>%s</arg_value>\n" % (k, _glm_value(v)) for k, v in a.items()))
+        for n, a in calls]
+    if not blocks:
+        return prose
+    return (prose + "\n" if prose else "") + "\n".join(blocks)
+
+
+def render_mimo(prose: str, calls: Sequence[Call]) -> str:
+    """Xiaomi MiMo: `<tool_call>\n<function=NAME>\n<parameter=K>V</parameter>\n...</function>\n</tool_call>`."""
+    blocks = [
+        "<tool_call>\n<function=%s>\n%s</function>\n</tool_call>" % (n, "".join(
+            "<parameter=%s>%s</parameter>\n" % (k, _glm_value(v)) for k, v in a.items()))
+        for n, a in calls
+    ]
+    if not blocks:
+        return prose
+    return (prose + "\n" if prose else "") + "\n".join(blocks)
+
+
+def render_hunyuan(prose: str, calls: Sequence[Call]) -> str:
+    """Tencent Hunyuan: `<tool_calls>\n<tool_call>NAME<tool_sep>\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n
+    </tool_call>\n</tool_calls>` (the tags bare, as without a tokenizer)."""
+    if not calls:
+        return prose
+    blocks = ["<tool_call>%s<tool_sep>\n%s</tool_call>" % (n, "".join(
+        "<arg_key>%s</arg_key>\n<arg_value>%s</arg_value>\n" % (k, _glm_value(v)) for k, v in a.items()))
+        for n, a in calls]
+    return (prose + "\n" if prose else "") + "<tool_calls>\n" + "\n".join(blocks) + "\n</tool_calls>"
+def render_dots(prose: str, calls: Sequence[Call]) -> str:
+    """rednote dots.llm: `<dots_function_call>\n<invoke name="NAME">\n<parameter name="K">V</parameter>\n...`."""
+    return render_minimax_m2(prose, calls).replace("minimax:tool_call>", "dots_function_call>")
+
+
+def render_minicpm5(prose: str, calls: Sequence[Call]) -> str:
+    """OpenBMB MiniCPM: `<function name="NAME"><param name="K">V</param>...</function>` (no block)."""
+    blocks = ['<function name="%s">%s</function>' % (n, "".join(
+        '<param name="%s">%s</param>' % (k, _glm_value(v)) for k, v in a.items())) for n, a in calls]
+    if not blocks:
+        return prose
+    return (prose + "\n" if prose else "") + "\n".join(blocks)
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -205,6 +267,19 @@ RENDERERS: Dict[str, Renderer] = {
     # PythonicDetector took 22 ms on the 1 KB-argument case and did not finish
     # the 4 KB one in 100 s of CPU (streamed, and one-shot through
     # has_tool_call's regex), which would hang the bench and its CI smoke run
+
+
+    "gpt_oss": render_gpt_oss,
+    "ling3": render_glm45,  # Ling-3 / Ring write GLM-4.5's spelling
+    "iquest_q1": lambda prose, calls: render_glm47(prose, calls).replace("tool_call>", "iquest_tool_call>"),
+    "poolside_v1": render_glm45,  # Poolside Laguna writes GLM-4.5's spelling
+    "spark25": render_spark25,
+    "hunyuan": render_hunyuan,
+    "mimo": render_mimo,
+    "dots": render_dots,
+    "trinity": render_qwen25,  # Qwen2.5's template
+    "gigachat35": _dsml("tool_calls", "invoke", "parameter", "\uff5cGCML\uff5c"),
+    "minicpm5": render_minicpm5,
 }
 
 
@@ -343,6 +418,17 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "kimi_k2": _KIMI_SECTION + _KIMI_CALL,
     "llama3": ("<|python_tag|>",),
     "mistral": ("[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"),
+
+
+    "gpt_oss": _HARMONY,
+    "ling3": _GLM_TOKENS,
+    "iquest_q1": ("<iquest_tool_call>", "</iquest_tool_call>") + _GLM_TOKENS[2:],
+    "poolside_v1": _GLM_TOKENS,
+    "spark25": _GLM_TOKENS,
+    "hunyuan": ("<tool_calls>", "</tool_calls>", "<tool_sep>") + _GLM_TOKENS,
+    "mimo": ("<tool_call>", "</tool_call>"),
+    "dots": ("<dots_function_call>", "</dots_function_call>"),
+    "trinity": ("<tool_call>", "</tool_call>", "<think>", "</think>"),
 }
 
 
@@ -416,8 +502,13 @@ def _arg_bytes(calls: Sequence[Call]) -> int:
     return sum(len(_dumps(a).encode("utf-8")) for _, a in calls)
 
 
+# a reply with ten calls (an agent fanning out): the chat call and the three
+# burst calls, over and over
+CALLS10: List[Call] = [([CHAT_CALL] + BURST_CALLS)[i % 4] for i in range(10)]
+
+
 def make_scenario(key: str) -> Scenario:
-    """chat | prose2k | bursts3 | args<N>k (one write_file call of N KiB arguments)."""
+    """chat | prose2k | bursts3 | calls10 | args<N>k (one write_file call of N KiB arguments)."""
     if key == "chat":
         prose = "Sure, I'll look up the forecast for San Francisco so we can plan Saturday."
         calls = [CHAT_CALL]
@@ -427,6 +518,9 @@ def make_scenario(key: str) -> Scenario:
     if key == "bursts3":
         prose = "I'll search, scan the TODOs and write a summary."
         return Scenario(key, "3 calls, 20-200-char bursts", prose, BURST_CALLS, "bursts", _arg_bytes(BURST_CALLS))
+    if key == "calls10":
+        prose = "Running the ten lookups in parallel."
+        return Scenario(key, "10 calls (~1.9 KB args)", prose, CALLS10, "fixed", _arg_bytes(CALLS10))
     if key.startswith("args") and key.endswith("k") and key[4:-1].isdigit():
         kib = int(key[4:-1])
         calls = [("write_file", file_args(kib * 1024))]

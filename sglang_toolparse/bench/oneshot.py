@@ -1,9 +1,12 @@
 """One-shot parsing of a whole response (non-streaming requests), side by
 side: each side builds its parser and parses the complete text, as a server
-does per request.
+does per request. The table is laid out by report.oneshot_table.
 
-- native:     FunctionCallParser(tools, "<name>_native").parse_non_stream(text)
+- native:     FunctionCallParser(tools, "<name>_native").parse_non_stream(text),
+              with a new list of Tool models for each request (TOOL_LISTS)
 - sglang:     the same with the builtin name
+- floor:      the same with a detector that reads nothing (has_tool_call
+              False, the text back): SGLang's own per-request cost
 - standalone: sglang_toolparse.parse(format, text, tools)
 - vllm:       vLLM's Rust parser, as vLLM parses a complete response
               (vllm_peer.one_shot), when available for the format
@@ -11,27 +14,40 @@ does per request.
 from __future__ import annotations
 
 import gc
+import itertools
+import json
 import time
 from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 from sglang_toolparse.api import parse as tp_parse
 
 from . import corpus
-from .runner import Policy, _clip, compare_calls, compare_text
+from .common import Policy, clip, compare_calls, compare_text
+from .report import ONESHOT_SIDES
 
-ONESHOT_SIDES = ("native", "sglang", "standalone", "vllm")
 Parse = Callable[[str], Tuple[str, List[Tuple[str, str]]]]
 
 
 def scenario_keys(mode: str) -> List[str]:
-    return ["chat", "args4k"] if mode == "quick" else ["chat", "args16k"]
+    """Replies of a run mode: a chat reply (one call), prose only, 3 calls,
+    10 calls, one call with a 16 KB argument (4 KB with --quick)."""
+    if mode == "quick":
+        return ["chat", "calls10", "args4k"]
+    return ["chat", "prose2k", "bursts3", "calls10", "args16k"]
 
 
-def _fcp_parse(sg: Any, tools: List[Any], name: str) -> Parse:
+# every request brings its own list of Tool models (parsed from its JSON):
+# each parse takes the next of this many lists, more than any per-list cache
+# of the parsers holds (64), so nothing is found by the list's identity
+TOOL_LISTS = 256
+
+
+def _fcp_parse(sg: Any, lists: List[List[Any]], name: str) -> Parse:
     FCP = sg.FunctionCallParser
+    nxt = itertools.cycle(lists).__next__
 
     def parse(text: str):
-        normal, calls = FCP(tools, name).parse_non_stream(text)
+        normal, calls = FCP(nxt(), name).parse_non_stream(text)
         return normal or "", [(c.name or "", c.parameters or "") for c in calls]
 
     return parse
@@ -48,11 +64,13 @@ def _sa_parse(core: str, tools: List[Dict[str, Any]]) -> Parse:
 def make_parsers(fmt: Any, sg: Any, peer: Any) -> Dict[str, Parse]:
     out: Dict[str, Parse] = {"standalone": _sa_parse(fmt.core, corpus.TOOLS)}
     if sg is not None and sg.ok:
-        sg_tools = sg.tools(corpus.TOOLS)
+        raw = json.dumps(corpus.TOOLS)
+        lists = [sg.tools(json.loads(raw)) for _ in range(TOOL_LISTS)]
         if fmt.native_name in sg.enum:
-            out["native"] = _fcp_parse(sg, sg_tools, fmt.native_name)
+            out["native"] = _fcp_parse(sg, lists, fmt.native_name)
         if fmt.builtin and fmt.builtin in sg.enum:
-            out["sglang"] = _fcp_parse(sg, sg_tools, fmt.builtin)
+            out["sglang"] = _fcp_parse(sg, lists, fmt.builtin)
+            out["floor"] = _fcp_parse(sg, lists, sg.oneshot_floor_name(fmt.builtin))
     if peer is not None and peer.supports(fmt.core):
         from . import vllm_peer
 
@@ -113,35 +131,53 @@ def run_oneshot(fmts: Sequence[Any], keys: Sequence[str], sg: Any, peer: Any, po
                     row["sides"][side] = {"error": "%s: %s" % (type(e).__name__, e)}
                     continue
                 st["us_min"] = st["cpu_us_min"] if clock == "cpu" else st["wall_us_min"]
+                if side == "floor":  # reads nothing: no calls to compare
+                    row["sides"][side] = st
+                    continue
                 st["calls"] = compare_calls(calls, case.expected_calls)
                 st["text"] = compare_text(text, case.expected_text)
                 if st["calls"] != "ok":
-                    st["calls_got"] = [[n, _clip(a, 120)] for n, a in calls]
+                    st["calls_got"] = [[n, clip(a, 120)] for n, a in calls]
                 row["sides"][side] = st
             sa = row["sides"].get("standalone", {}).get("us_min")
             row["ratios"] = {k + "_over_standalone": (v["us_min"] / sa if sa and v.get("us_min") else None)
-                             for k, v in row["sides"].items() if k != "standalone"}
+                             for k, v in row["sides"].items() if k not in ("standalone", "floor")}
+            row["ratios"]["native_over_sglang"] = _over(row, "native", "sglang", "us_min")
             rows.append(row)
     return rows
 
 
-def oneshot_table(rows: Sequence[Dict[str, Any]]) -> str:
-    from .report import fmt_us, fmt_x, table
+def _over(row: Dict[str, Any], a: str, b: str, key: str) -> Any:
+    x, y = (row["sides"].get(a) or {}).get(key), (row["sides"].get(b) or {}).get(key)
+    return x / y if x and y else None
 
-    present = [s for s in ONESHOT_SIDES if any(s in r["sides"] for r in rows)]
-    headers = ["format", "scenario", "bytes"] + ["%s us" % s for s in present] + \
-        ["%s/standalone" % s for s in present if s != "standalone"] + ["calls " + "/".join(present)]
-    right = [False, False, True] + [True] * (2 * len(present) - 1) + [False]
-    out = []
-    for r in rows:
-        cells = [r["format"], r["scenario"], str(r["bytes"])]
-        for s in present:
-            v = r["sides"].get(s)
-            cells.append("-" if v is None else "error" if v.get("error") else fmt_us(v["us_min"]))
-        for s in present:
-            if s != "standalone":
-                cells.append(fmt_x(r["ratios"].get(s + "_over_standalone")))
-        cells.append("/".join((r["sides"].get(s) or {}).get("calls", "err" if (r["sides"].get(s) or {}).get("error")
-                                                                 else "-") for s in present))
-        out.append(cells)
-    return table(headers, out, right)
+
+def oneshot_targets(rows: Sequence[Dict[str, Any]], clock: str = "wall") -> List[Dict[str, Any]]:
+    """Issue 24's per-request targets, per format (reported, not asserted):
+    through SGLang, building the parser and parsing a chat reply costs at
+    most half the builtin's time, and never more than the builtin's at any
+    size. Same fields as runner.targets()."""
+    out: List[Dict[str, Any]] = []
+    for fmt in dict.fromkeys(r["format"] for r in rows):
+        mine = [r for r in rows if r["format"] == fmt]
+        chat = next((r for r in mine if r["scenario"] == "chat"), None)
+        checks = []
+        if chat is not None:
+            checks.append(("one-shot chat: native / SGLang", "<=", 0.5,
+                           {c: _over(chat, "native", "sglang", c + "_us_min") for c in ("wall", "cpu")}, ""))
+
+        def worst(c: str) -> Any:
+            vals = [(_over(r, "native", "sglang", c + "_us_min"), r["scenario"]) for r in mine]
+            vals = [v for v in vals if v[0] is not None]
+            return max(vals) if vals else None
+
+        w = {c: worst(c) for c in ("wall", "cpu")}
+        if w[clock] is not None:
+            checks.append(("one-shot, every reply: native / SGLang", "<=", 1.0,
+                           {c: w[c] and w[c][0] for c in w}, "worst: " + w[clock][1]))
+        for name, op, threshold, values, note in checks:
+            value = values[clock]
+            out.append({"format": fmt, "target": name, "value": value, "value_wall": values["wall"],
+                        "value_cpu": values["cpu"], "op": op, "threshold": threshold,
+                        "met": None if value is None else value <= threshold, "note": note})
+    return out

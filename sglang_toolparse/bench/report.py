@@ -36,6 +36,38 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence
     return "\n".join([line(headers), sep] + [line(r) for r in rows])
 
 
+# the one-shot table's sides, in column order (oneshot.py measures them)
+ONESHOT_SIDES = ("native", "sglang", "floor", "standalone", "vllm")
+
+
+def oneshot_table(rows: Sequence[Dict[str, Any]]) -> str:
+    """One row per (format, reply): us per reply for each side, native over
+    the builtin (issue 24's target), each side over the standalone parse(),
+    and each side's calls against the ground truth."""
+    present = [s for s in ONESHOT_SIDES if any(s in r["sides"] for r in rows)]
+    both = "native" in present and "sglang" in present
+    headers = ["format", "scenario", "bytes"] + ["%s us" % s for s in present] + \
+        (["native/sglang"] if both else []) + \
+        ["%s/standalone" % s for s in present if s not in ("standalone", "floor")] + \
+        ["calls " + "/".join(s for s in present if s != "floor")]
+    right = [False, False, True] + [True] * (len(headers) - 4) + [False]
+    out = []
+    for r in rows:
+        cells = [r["format"], r["scenario"], str(r["bytes"])]
+        for s in present:
+            v = r["sides"].get(s)
+            cells.append("-" if v is None else "error" if v.get("error") else fmt_us(v["us_min"]))
+        if both:
+            cells.append(fmt_x(r["ratios"].get("native_over_sglang")))
+        for s in present:
+            if s not in ("standalone", "floor"):
+                cells.append(fmt_x(r["ratios"].get(s + "_over_standalone")))
+        cells.append("/".join((r["sides"].get(s) or {}).get("calls", "err" if (r["sides"].get(s) or {}).get("error")
+                                                                 else "-") for s in present if s != "floor"))
+        out.append(cells)
+    return table(headers, out, right)
+
+
 def _side_cell(side: Optional[Dict[str, Any]], key: str = "us_per_chunk_min") -> str:
     if not side:
         return "-"
@@ -137,12 +169,12 @@ def print_bench(report: Dict[str, Any], out) -> None:
         print("Targets (reported, not asserted):", file=out)
         print(targets_table(report), file=out)
     if report.get("oneshot"):
-        from .oneshot import oneshot_table
-
         print(file=out)
-        print("One-shot (build the parser and parse the whole response, us, min over runs; "
-              "native/sglang = FunctionCallParser.parse_non_stream, standalone = sglang_toolparse.parse, "
-              "vllm = vLLM's Rust parser as vLLM parses a complete response):", file=out)
+        print("One-shot (build the parser and parse the whole reply, as a server does per request; us, min over "
+              "runs, %s clock): native/sglang = FunctionCallParser(tools, name).parse_non_stream(text), "
+              "floor = the same with a detector that reads nothing (SGLang's own per-request cost), "
+              "standalone = sglang_toolparse.parse, vllm = vLLM's Rust parser as vLLM parses a complete reply:"
+              % ("wall" if report.get("clock", "wall") == "wall" else "CPU"), file=out)
         print(oneshot_table(report["oneshot"]), file=out)
     vinfo = report.get("vllm")
     if vinfo is not None:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import gc
-import json
 import statistics
 import sys
 import time
@@ -11,17 +10,10 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, Text
 
 from . import corpus
+from . import oneshot as one
+from .common import Policy, clip as _clip, compare_calls, compare_text  # noqa: F401 (also imported from here)
 from .progress import progress
 from .sides import SIDES, Format, SGLang, Side, make_side
-
-
-class Policy(NamedTuple):
-    """How long to time one (case, side): repeat until `budget` seconds have
-    been spent and at least `min_reps` runs were made, at most `max_reps`."""
-
-    budget: float
-    min_reps: int
-    max_reps: int
 
 
 class Mode(NamedTuple):
@@ -84,35 +76,6 @@ def assemble_events(outputs: Sequence[list]) -> Tuple[str, List[Tuple[str, str]]
             args = "<deltas %r != end %r>" % (args[:40], ended[i][:40])
         out.append((name, args))
     return "".join(text), out
-
-
-def _json_or_none(s: str) -> Any:
-    try:
-        return json.loads(s)
-    except ValueError:
-        return None
-
-
-def compare_calls(got: Sequence[Tuple[str, str]], want: Sequence[Tuple[str, str]]) -> str:
-    """"ok" (same names, same argument text), "json" (same names and decoded
-    arguments, different text) or "diff"."""
-    if list(got) == list(want):
-        return "ok"
-    if len(got) == len(want) and all(
-        gn == wn and _json_or_none(ga) is not None and _json_or_none(ga) == _json_or_none(wa)
-        for (gn, ga), (wn, wa) in zip(got, want)
-    ):
-        return "json"
-    return "diff"
-
-
-def compare_text(got: str, want: str) -> str:
-    """"ok" (equal), "ws" (equal but for leading/trailing whitespace) or "diff"."""
-    if got == want:
-        return "ok"
-    if got.strip() == want.strip():
-        return "ws"
-    return "diff"
 
 
 # -- timing ----------------------------------------------------------------
@@ -240,10 +203,6 @@ def args_before_close(kind: str, outputs: Sequence[Any], case: corpus.Case) -> O
     return min(1.0, got / total) if total else None
 
 
-def _clip(s: str, n: int = 400) -> str:
-    return s if len(s) <= n else s[: n // 2] + " ...[%d chars]... " % (len(s) - n) + s[-n // 2 :]
-
-
 def _ratio(a: Optional[float], b: Optional[float]) -> Optional[float]:
     if a is None or b is None or b <= 0:
         return None
@@ -302,8 +261,6 @@ def run_bench(
                 side_objs.append(s)
         for sc in scen:
             plan.append((f, corpus.render_case(sc, f.core, chunk, render, split_markers), side_objs))
-
-    from . import oneshot as one
 
     one_keys = one.scenario_keys(mode.name) if oneshot else []
     one_fmts = [f for f in fmts if f.core in corpus.RENDERERS]
@@ -378,7 +335,7 @@ def run_bench(
         "environment": environment(sg),
         "formats": [f._asdict() for f in fmts],
         "results": results,
-        "targets": targets(results, chunk, mode.clock),
+        "targets": targets(results, chunk, mode.clock) + one.oneshot_targets(oneshot_rows, mode.clock),
         "oneshot": oneshot_rows,
         "vllm": _peer_info(peer),
         "notes": notes,

@@ -41,6 +41,13 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--builtin-limit", type=float, metavar="SECONDS",
                     help="stop a builtin run still in flight after this long and say so (default 60)")
     ap.add_argument("--incremental", action="store_true", help="SGLang's --incremental-streaming-output")
+    agent = ap.add_mutually_exclusive_group()
+    agent.add_argument("--no-agent", action="store_true", help="skip the agent scenario (serving_agent.py)")
+    agent.add_argument("--agent-only", action="store_true", help="run only the agent scenario")
+    ap.add_argument("--agent-messages", metavar="N,N", help="conversation lengths of the agent scenario "
+                    "(default 10,300,1000)")
+    ap.add_argument("--agent-format", metavar="CORE", default="qwen25", help="format of the agent scenario "
+                    "(default qwen25)")
     ap.add_argument("--json", metavar="PATH", help="JSON output (default %s)" % DEFAULT_JSON)
     ap.add_argument("--no-json", action="store_true")
     ap.add_argument("--png", metavar="PATH", help="gap-over-time plot (default: the JSON path with .png)")
@@ -53,7 +60,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     from . import report as rep
     from . import serving_load as sl
-    from .serving_report import print_serving, write_png
+    from .serving_report import print_agent, print_serving, write_png
 
     cfg = sl.LoadConfig()
     if args.quick:
@@ -75,13 +82,28 @@ def main(argv: Optional[List[str]] = None) -> int:
     formats = [x.strip() for x in args.formats.split(",") if x.strip()] if args.formats else list(sl.DEFAULT_FORMATS)
 
     print("importing SGLang ...", file=sys.stderr, flush=True)
-    report = sl.run_serving(cfg, formats, show_progress=not args.no_progress)
-    print_serving(report, sys.stdout)
+    if args.agent_only:
+        from .runner import environment
+        from .sides import SGLang
+
+        report = {"schema": "sglang_toolparse.bench.serving/1", "config": dict(cfg._asdict()),
+                  "environment": environment(SGLang()), "results": [], "timelines": {}, "targets": [], "notes": []}
+    else:
+        report = sl.run_serving(cfg, formats, show_progress=not args.no_progress)
+        print_serving(report, sys.stdout)
+    if not args.no_agent:
+        from . import serving_agent as sa
+
+        msgs = tuple(int(x) for x in args.agent_messages.split(",")) if args.agent_messages else sa.MESSAGES
+        report["agent"] = sa.run_agent(args.agent_format, msgs, cfg.sizes_kib, cfg,
+                                       show_progress=not args.no_progress,
+                                       repeats=1 if args.quick else sa.REPEATS)
+        print_agent(report["agent"], sys.stdout)
     sys.stdout.flush()
     if not args.no_json:
         path = args.json or DEFAULT_JSON
         print("JSON: %s" % rep.write_json(report, path))
-        if not args.no_png:
+        if not args.no_png and report["results"]:
             png = args.png or os.path.splitext(path)[0] + ".png"
             written = write_png(report, png)
             print("PNG: %s" % (written or "not written (matplotlib not installed)"))

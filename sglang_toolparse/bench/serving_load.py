@@ -185,9 +185,12 @@ async def _consume(resp: Any, stamps: List[float], pieces: Optional[List[str]]) 
 
 
 async def run_once(parser: str, big_tokens: List[str], cfg: LoadConfig, limit_s: Optional[float],
-                   tools: List[dict]) -> RunResult:
+                   tools: List[dict], messages: Optional[List[dict]] = None, lead_s: float = 0.02) -> RunResult:
     """One load run: `cfg.streams - 1` prose streams and one large stream
-    (`big_tokens`, a tool call or prose) served by `parser`."""
+    (`big_tokens`, a tool call or prose) served by `parser`; every request
+    carries `messages` (default: one user message). The step clock starts
+    `lead_s` after the requests are submitted (their set-up, e.g. rendering a
+    long conversation, must fit in it)."""
     stub = _serving_stub()
     sa = stub.server_args(parser, incremental=cfg.incremental)
     tm = paced_tokenizer_manager(sa, cfg.step_ms / 1e3)
@@ -200,10 +203,10 @@ async def run_once(parser: str, big_tokens: List[str], cfg: LoadConfig, limit_s:
         tm.scripts["prose-%d" % i] = Script(None, i % 4, 1, False)
     tm.scripts["big"] = Script(big_tokens, cfg.warmup_steps, cfg.tool_tokens_per_step, True)
 
-    tm.t0 = loop.time() + 0.02  # requests are set up before the clock starts
+    tm.t0 = loop.time() + lead_s  # requests are set up before the clock starts
     resps = {}
     for rid in tm.scripts:
-        req = stub.make_request(tools, stream=True, rid=rid)
+        req = stub.make_request(tools, stream=True, messages=messages, rid=rid)
         resps[rid] = await chat.handle_request(req, None)
         if type(resps[rid]).__name__ != "StreamingResponse":
             raise RuntimeError("%s: the serving layer did not stream: %r" % (parser, getattr(resps[rid], "body", resps[rid])))

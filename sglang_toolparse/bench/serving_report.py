@@ -145,3 +145,28 @@ def write_png(report: Dict[str, Any], path: str) -> Optional[str]:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def print_agent(section: Dict[str, Any], out) -> None:
+    """The agent scenario (serving_agent.py)."""
+    from .serving_agent import agent_tables
+
+    print(file=out)
+    print("Agent scenario (%s): one streaming prose reply, %d tools declared, a history of rounds of user message, "
+          "assistant tool call and tool result. µs/chunk = marginal event-loop CPU per 4-char chunk, (CPU of a "
+          "%d-chunk reply - CPU of a %d-chunk one) / %d, median of %d; /no tools = over the same request without "
+          "tools. Sides: sglang = %s (SGLang's detector), native = %s with the serving hooks bypassed, "
+          "native+hooks = %s with them (installed: %s)."
+          % (section["format"], section["tools"], section["chunks"][1], section["chunks"][0],
+             section["chunks"][1] - section["chunks"][0], section["repeats"], section["builtin"], section["native"],
+             section["native"], "yes" if section["hooks_installed"] else "NO"), file=out)
+    print(file=out)
+    print(agent_tables(section), file=out)
+    if section["targets"]:
+        print(file=out)
+        print("Targets (issue 19, native+hooks; reported, not asserted):", file=out)
+        for t in section["targets"]:
+            v = t["value"]
+            status = "n/a" if t["met"] is None else "met" if t["met"] else "MISSED"
+            print("  %s: %s (goal %s %.1fx) %s" % (t["target"], "-" if v is None else "%.2fx" % v, t["op"],
+                                                   t["threshold"], status), file=out)

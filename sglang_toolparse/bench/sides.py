@@ -99,6 +99,29 @@ class SGLang:
         return name
 
 
+    def oneshot_floor_name(self, builtin: str) -> str:
+        """Registers (once) and returns the name of a one-shot floor: the
+        builtin detector class answering has_tool_call False and
+        detect_and_parse with the text and no call, without reading it:
+        what SGLang costs per non-streaming request before any parsing
+        (FunctionCallParser, the detector, the result objects)."""
+        name = "_toolparse_bench_oneshot_floor_" + builtin
+        if name not in self.enum:
+            SPR = self.StreamingParseResult
+
+            def has_tool_call(self, text):  # noqa: ARG001
+                return False
+
+            def detect_and_parse(self, text, tools):  # noqa: ARG001
+                return SPR(normal_text=text, calls=[])
+
+            self.enum[name] = type("OneShotFloorDetector", (self.enum[builtin],), {
+                "has_tool_call": has_tool_call,
+                "detect_and_parse": detect_and_parse,
+            })
+        return name
+
+
 class Format(NamedTuple):
     """One benchmarked pair: a native detector and the builtin it replaces."""
 

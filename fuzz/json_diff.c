@@ -1,0 +1,137 @@
+/* Differential test of the JSON normalizer (csrc/tp_json.c) against an
+ * older version of itself (scripts/json-diff.sh builds both, the old one
+ * with its symbols renamed old_*): random JSON-like inputs (valid and
+ * broken tokens, escapes, controls, UTF-8, deep nesting), random output
+ * limits and random chunkings. Every feed must consume the same bytes and
+ * write the same output; the final state, error code and error offset must
+ * agree. Exits 1 on the first difference (printed), else 0.
+ *
+ *   json_diff ITERATIONS SEED */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_json.h"
+
+void old_tp_json_init(tp_json *j, int mode, uint32_t max_depth);
+size_t old_tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out);
+int old_tp_json_end(tp_json *j, tp_buf *out);
+int old_tp_json_done(const tp_json *j);
+int old_tp_json_failed(const tp_json *j);
+
+static uint32_t rs;
+static uint32_t rnd(void)
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 17;
+    rs ^= rs << 5;
+    return rs;
+}
+
+static const char *const TOK[] = {
+    "{", "}", "[", "]", ",", ":", " ", "\n", "\t", "  ", "\"", "\"a\"", "\"key\"", "\"hello world\"",
+    "\"long string value with spaces, punctuation; and more text\"", "\"\\n\"", "\"\\\"\"", "\"\\\\\"",
+    "\"\\u00e9\"", "\"\\ud83d\\ude00\"", "\"\\ud800\"", "\"\\u12\"", "\"\\x\"", "\"\xc3\xa9\xe4\xb8\xad\"",
+    "\"a\nb\"", "\"\x01\"", "\"\x1f\"", "\"\x7f\"", "\"\xed\xa0\x80\"", "\"/\"", "\"\\/\"",
+    "0", "-0", "1", "-1", "12", "007", "1.5", "-3.25", "0.1", "1e5", "1E+5", "1e-7", "2.50", "-0.0", "0.0",
+    "1e400", "-1e400", "1e-400", "123456789012345678", "1234567890123456789012345678901234567890",
+    "0.30000000000000004", "9007199254740993", "1.7976931348623157e308", "5e-324", "1.", ".5", "1e", "-",
+    "+1", "1.2.3", "1e5.5", "00", "true", "false", "null", "tru", "nul", "NaN", "Infinity", "-Infinity",
+    "x", "\"\"", "{\"a\": 1}", "[1, 2, 3]", "{\"k\": [true, null, {\"x\": -1.5e10}]}",
+};
+#define NTOK (sizeof(TOK) / sizeof(TOK[0]))
+
+static size_t gen(uint8_t *b, size_t cap)
+{
+    size_t n = 0;
+    int k = (int)(rnd() % 40) + 1;
+    /* mostly well-formed objects, sometimes token soup */
+    if (rnd() % 3) {
+        n += (size_t)snprintf((char *)b + n, cap - n, "{");
+        for (int i = 0; i < k && n + 200 < cap; i++) {
+            if (i)
+                n += (size_t)snprintf((char *)b + n, cap - n, "%s", rnd() % 4 ? ", " : ",\n ");
+            n += (size_t)snprintf((char *)b + n, cap - n, "%s%s%s", TOK[11 + rnd() % 14],
+                                  rnd() % 5 ? ": " : " :", TOK[rnd() % NTOK]);
+        }
+        if (rnd() % 8)
+            n += (size_t)snprintf((char *)b + n, cap - n, "}");
+    } else {
+        for (int i = 0; i < k && n + 100 < cap; i++)
+            n += (size_t)snprintf((char *)b + n, cap - n, "%s", TOK[rnd() % NTOK]);
+    }
+    if (rnd() % 10 == 0) { /* deep nesting */
+        int d = (int)(rnd() % 40);
+        for (int i = 0; i < d && n + 2 < cap; i++)
+            b[n++] = '[';
+    }
+    return n;
+}
+
+typedef size_t (*feed_fn)(tp_json *, const uint8_t *, size_t, tp_buf *);
+
+int main(int argc, char **argv)
+{
+    long iters = argc > 1 ? atol(argv[1]) : 100000;
+    rs = argc > 2 ? (uint32_t)atol(argv[2]) : 20261201u;
+    if (!rs)
+        rs = 1;
+    static uint8_t in[8192];
+    static tp_json ja, jb;
+    long fails = 0, oks = 0, errs = 0;
+    for (long it = 0; it < iters; it++) {
+        size_t n = gen(in, sizeof in);
+        int mode = rnd() % 8 == 0 ? TPJ_MODE_RAW_STRING : rnd() % 4 == 0 ? TPJ_STRICT_CTRL : 0;
+        uint32_t depth = rnd() % 5 == 0 ? 1 + rnd() % 8 : 512;
+        size_t limit = rnd() % 3 == 0 ? 1 + rnd() % 300 : 0;
+        int use_out = rnd() % 16 != 0;
+        size_t maxc = rnd() % 4 == 0 ? 1 : 1 + rnd() % 64;
+        tp_buf oa, ob;
+        tp_buf_init(&oa, limit);
+        tp_buf_init(&ob, limit);
+        old_tp_json_init(&ja, mode, depth);
+        tp_json_init(&jb, mode, depth);
+        size_t i = 0;
+        int bad = 0;
+        while (i < n && !bad) {
+            size_t c = 1 + rnd() % maxc;
+            if (c > n - i)
+                c = n - i;
+            size_t ka = old_tp_json_feed(&ja, in + i, c, use_out ? &oa : NULL);
+            size_t kb = tp_json_feed(&jb, in + i, c, use_out ? &ob : NULL);
+            if (ka != kb || oa.len != ob.len || (oa.len && memcmp(oa.data, ob.data, oa.len)) ||
+                old_tp_json_failed(&ja) != tp_json_failed(&jb) || old_tp_json_done(&ja) != tp_json_done(&jb) ||
+                (tp_json_failed(&jb) && (ja.err != jb.err || ja.err_at != jb.err_at)))
+                bad = 1;
+            if (ka < c || tp_json_failed(&jb) || tp_json_done(&jb))
+                break;
+            i += c;
+        }
+        if (!bad) {
+            int ea = old_tp_json_end(&ja, use_out ? &oa : NULL), eb = tp_json_end(&jb, use_out ? &ob : NULL);
+            if (ea != eb || oa.len != ob.len || (oa.len && memcmp(oa.data, ob.data, oa.len)))
+                bad = 2;
+        }
+        if (bad) {
+            fprintf(stderr, "DIFF (%d) it=%ld mode=%d depth=%u limit=%zu out=%d maxc=%zu input=%.*s\n"
+                    "  old: len %zu err %d@%zu failed %d done %d: %.*s\n"
+                    "  new: len %zu err %d@%zu failed %d done %d: %.*s\n",
+                    bad, it, mode, depth, limit, use_out, maxc, (int)n, in, oa.len, ja.err, ja.err_at,
+                    old_tp_json_failed(&ja), old_tp_json_done(&ja), (int)oa.len, oa.data ? (char *)oa.data : "",
+                    ob.len, jb.err, jb.err_at, tp_json_failed(&jb), tp_json_done(&jb), (int)ob.len,
+                    ob.data ? (char *)ob.data : "");
+            if (++fails >= 5) {
+                tp_buf_free(&oa);
+                tp_buf_free(&ob);
+                return 1;
+            }
+        }
+        oks += tp_json_done(&jb);
+        errs += tp_json_failed(&jb);
+        tp_buf_free(&oa);
+        tp_buf_free(&ob);
+    }
+    printf("json_diff: %ld inputs (%ld complete, %ld errors), %s\n", iters, oks, errs,
+           fails ? "DIFFERENCES" : "no difference");
+    return fails ? 1 : 0;
+}

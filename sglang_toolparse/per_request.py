@@ -1,0 +1,233 @@
+"""What one request costs the SGLang adapter, kept small.
+
+SGLang builds a FunctionCallParser, and with it a detector, for every
+request; a non-streaming request then calls has_tool_call and
+detect_and_parse on the whole reply. Three things keep that cheap:
+
+- The builtin detector's state is set up once per class: its `__init__`
+  (tokens, compiled regexes, empty buffers) runs on a prototype the first
+  time a class is built. A detector then reads the prototype's immutable
+  values (strings, numbers, compiled patterns: shared) and gets fresh
+  empty containers where it had them, each when first read (through
+  `__getattr__`, then kept on the detector), so a request that reads none
+  of them (a one-shot parse) sets up nothing. Anything else in the
+  builtin's state (a non-empty or unknown kind of object, a future
+  SGLang's), or arguments to `__init__`, and the builtin's own `__init__`
+  runs as before.
+- The compiled tool list of a request (tool_specs.usable_tools, then
+  api.compiled_tools) is found by the list's identity (one list passed to
+  many parsers), else by its content read in one pass: the tool names for
+  formats that only check names, the schemas' marshal bytes for those that
+  type values by them (every request brings a new list of Tool models; the
+  general path reads them three times).
+- has_tool_call's answer is remembered for the text it was asked about
+  (SGLang asks twice, then parses); the parse itself runs once.
+
+Imports neither SGLang nor pydantic.
+"""
+from __future__ import annotations
+
+import enum
+import marshal
+import re
+import threading
+from operator import is_
+from typing import Any, Dict, Optional, Tuple
+
+from sglang_toolparse.api import SCHEMA_TYPED_FORMATS, compiled_tools
+from sglang_toolparse.tool_specs import usable_tools
+
+__all__ = ["builtin_attr", "declared_names", "prototype", "request_tools", "start_from", "state_of"]
+
+# ---- the builtin detector's state, from a prototype --------------------------
+
+_SHARED = (str, bytes, int, float, complex, type(None), re.Pattern, enum.Enum)
+_FRESH = (list, dict, set)
+_Proto = Tuple[Dict[str, Any], Dict[str, Any]]
+# class -> (shared values, {name: container type}), or None when the class's
+# state cannot be shared (its own __init__ then runs every time)
+_protos: Dict[type, Optional[_Proto]] = {}
+
+
+def _immutable(v: Any, depth: int = 0) -> bool:
+    if isinstance(v, _SHARED):
+        return True
+    if type(v) in (tuple, frozenset) and depth < 4:
+        return all(_immutable(x, depth + 1) for x in v)
+    return False
+
+
+def _prototype(cls: type, mixin: type) -> Optional[_Proto]:
+    obj = cls.__new__(cls)
+    try:
+        super(mixin, obj).__init__()  # the builtin's __init__ (what follows `mixin` in the MRO)
+    except Exception:
+        return None
+    # stateful helpers the builtin makes new for each detector (e.g. gpt-oss's
+    # HarmonyParser): the class names their factory, called on first read
+    return state_of(obj, getattr(cls, "_tp_builtin_factories", {}))
+
+
+def state_of(obj: Any, factories: Dict[str, Any]) -> Optional[_Proto]:
+    """A freshly built detector's state as a prototype: (shared immutable
+    values, {name: factory of a fresh one}); None when some value is
+    neither (the state cannot be shared). `factories` maps names to the
+    type of a helper made new per detector."""
+    shared: Dict[str, Any] = {}
+    fresh: Dict[str, Any] = {}
+    for name, value in vars(obj).items():
+        if name in factories and type(value) is factories[name]:
+            fresh[name] = factories[name]
+        elif type(value) in _FRESH and not value:
+            fresh[name] = type(value)
+        elif _immutable(value):
+            shared[name] = value
+        else:
+            return None
+    return shared, fresh
+
+
+def prototype(cls: type, mixin: type) -> Optional[_Proto]:
+    """The state the builtin detector's `__init__` (the one after `mixin`
+    in `cls`'s MRO) sets, taken once per class; None when it cannot be
+    shared (the caller then runs that `__init__`)."""
+    try:
+        return _protos[cls]
+    except KeyError:
+        proto = _protos[cls] = _prototype(cls, mixin)
+        return proto
+
+
+def start_from(obj: Any, proto: _Proto) -> None:
+    """Give `obj` the state of `proto` at once (state_of's split: shared
+    values, fresh containers and helpers)."""
+    shared, fresh = proto
+    d = obj.__dict__
+    d.update(shared)
+    for name, make in fresh.items():
+        d[name] = make()
+
+
+def builtin_attr(obj: Any, name: str, own: Dict[str, Any]) -> Any:
+    """`obj.name` for a detector whose builtin state was not set up: the
+    prototype's value (or a fresh container; `own` maps names to the
+    factories of the adapter's own containers), kept on `obj` from then on,
+    so only the first read of an attribute costs more than a plain read."""
+    proto = _protos.get(type(obj)) if name[:2] != "__" else None
+    if proto is not None:
+        shared, fresh = proto
+        if name in own:
+            value = own[name]()
+        elif name in shared:
+            value = shared[name]
+        elif name in fresh:
+            value = fresh[name]()
+        else:
+            proto = None
+    elif name in own and name[:2] != "__":
+        value = own[name]()
+        proto = own
+    if proto is None:
+        raise AttributeError("%r object has no attribute %r" % (type(obj).__name__, name))
+    obj.__dict__[name] = value
+    return value
+
+
+# ---- the request's compiled tools --------------------------------------------
+
+_CACHE_SIZE = 64
+_lock = threading.Lock()
+# (format, id(tools)) -> (tools, tuple(tools), CompiledTools)
+_by_list: Dict[Tuple[str, int], Tuple[Any, tuple, Any]] = {}
+# (format, what the compiled list depends on) -> CompiledTools
+_by_content: Dict[Tuple[str, Any], Any] = {}
+
+
+def _remember(cache: Dict[Any, Any], key: Any, value: Any) -> None:
+    with _lock:
+        cache.pop(key, None)
+        cache[key] = value
+        while len(cache) > _CACHE_SIZE:
+            del cache[next(iter(cache))]
+
+
+def request_tools(fmt: str, tools: Any) -> Any:
+    """The CompiledTools a detector's parser uses for `tools` (what SGLang
+    passes: a list of Tool models, possibly with unusable entries, or
+    None): api.compiled_tools(fmt, usable_tools(tools)). Remembered for the
+    same list holding the same objects, and for a list with the same
+    content (every request brings its own list: SGLang's Tool models are
+    read once, and the key is only what the compiled list depends on). As
+    with api.compiled_tools, a tool mutated in place after its first use is
+    not read again."""
+    key = (fmt, id(tools))
+    hit = _by_list.get(key)
+    if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(map(is_, hit[1], tools)):
+        return hit[2]
+    ckey = _content_key(fmt, tools)
+    compiled = _by_content.get(ckey) if ckey is not None else None
+    if compiled is not None:
+        return compiled
+    compiled = compiled_tools(fmt, usable_tools(tools))
+    if ckey is not None:
+        _remember(_by_content, ckey, compiled)
+    if isinstance(tools, (list, tuple)):
+        _remember(_by_list, key, (tools, tuple(tools), compiled))
+    return compiled
+
+
+def declared_names(fmt: str, tools: Any) -> Any:
+    """The names a parser made with request_tools(fmt, tools) accepts (a
+    set, or the compiled tuple), without compiling: read from SGLang-style
+    tool models in one pass when every one has a readable, non-empty name
+    (usable_tools keeps each such tool); else from request_tools."""
+    if type(tools) is list:
+        names = set()
+        for tool in tools:
+            name = getattr(getattr(tool, "function", None), "name", None)
+            if type(name) is not str or not name or type(tool) is dict:
+                break
+            names.add(name)
+        else:
+            return names
+    return request_tools(fmt, tools).names
+
+
+def _content_key(fmt: str, tools: Any) -> Optional[Tuple[str, Any]]:
+    """What the compiled list of `tools` depends on, read in one pass over
+    SGLang-style tool models (`.function.name`, `.function.parameters` a
+    dict or None), each usable as it is (a non-empty name, not repeated);
+    None for anything else (then the general path decides). Formats that
+    type values by schema depend on the schemas: their marshal bytes, as
+    api.compiled_tools keys them; Kimi-K2 on the names and each tool's
+    property names (they name a bare-counter call); the others on the names
+    alone."""
+    if type(tools) is not list:
+        return None
+    names = []
+    entries = []
+    for tool in tools:
+        if type(tool) is dict or isinstance(tool, str):
+            return None
+        fn = getattr(tool, "function", None)
+        name = getattr(fn, "name", None)
+        params = getattr(fn, "parameters", None)
+        if type(name) is not str or not name or (params is not None and type(params) is not dict):
+            return None
+        names.append(name)
+        entries.append((name, params))
+    if len(set(names)) != len(names):
+        return None
+
+    if fmt not in SCHEMA_TYPED_FORMATS:
+        if fmt != "kimi_k2":
+            return fmt, tuple(names)
+        # Kimi-K2: and each tool's top-level property names (api._property_names)
+        props = tuple(tuple(p["properties"]) if p is not None and type(p.get("properties")) is dict else
+                      None if p is None else False for _, p in entries)
+        if False not in props:
+            return fmt, tuple(names), props
+    try:
+        return fmt, marshal.dumps(entries, 2)
+    except ValueError:  # an object marshal cannot write
+        return None
