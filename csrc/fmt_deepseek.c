@@ -1,18 +1,27 @@
-/* DeepSeek V3 and V3.1 tool calls.
+/* Calls written as markers, a name and a JSON body: one engine, the
+ * markers, the name rule and the id rule as data (ROWS below).
  *
- *   V3:   <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{ARGS}\n```<｜tool▁call▁end｜>...<｜tool▁calls▁end｜>
- *   V3.1: <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{ARGS}<｜tool▁call▁end｜>...<｜tool▁calls▁end｜>
+ *   deepseekv3:  <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{ARGS}\n```<｜tool▁call▁end｜>...<｜tool▁calls▁end｜>
+ *   deepseekv31: <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{ARGS}<｜tool▁call▁end｜>...<｜tool▁calls▁end｜>
+ *   mistral:     [TOOL_CALLS]NAME[ARGS]{ARGS}[TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{ARGS}
  *
  * The special tokens are matched with the marker automaton (a token split
  * across chunks is held back while it can still complete). The name is
  * checked against the tools as soon as it ends (V3: at the newline before
- * the code fence; V3.1: at <｜tool▁sep｜>); the arguments then stream
- * through the JSON normalizer. The call ends when its JSON value closes;
- * what follows up to <｜tool▁call▁end｜> is markup (V3: the closing fence),
- * anything else there is reported as trailing content. Inside the block,
- * text between calls is template formatting and is dropped; prose before
- * and after the block is kept. A bare <｜tool▁call▁begin｜> without the
- * block token is read as a call too (SGLang's streaming path does). */
+ * the code fence; V3.1 and Mistral: at the separator token, or at
+ * [CALL_ID]); the arguments then stream through the JSON normalizer. The
+ * call ends when its JSON value closes. DeepSeek: what follows up to
+ * <｜tool▁call▁end｜> is markup (V3: the closing fence), anything else there
+ * is reported as trailing content; inside the block, text between calls is
+ * template formatting and is dropped; prose before and after the block is
+ * kept; a bare <｜tool▁call▁begin｜> without the block token is read as a
+ * call too (SGLang's streaming path does). Mistral (mistral-common's
+ * decoder: the content is what precedes the first [TOOL_CALLS], each call
+ * is [TOOL_CALLS]NAME[ARGS] and one JSON value, [CALL_ID]ID before [ARGS]
+ * in v11 tokenizers that write ids): a call has no end token, so what
+ * follows its JSON value is read as prose again; a call to an undeclared
+ * tool has its JSON validated and dropped, and malformed arguments are
+ * skipped to the bracket that closes them (tp_resync.c). */
 #include <string.h>
 
 #include "tp_internal.h"
@@ -22,6 +31,27 @@
 #define CALL_BEGIN "<\xef\xbd\x9ctool\xe2\x96\x81" "call\xe2\x96\x81" "begin\xef\xbd\x9c>"
 #define CALL_END "<\xef\xbd\x9ctool\xe2\x96\x81" "call\xe2\x96\x81" "end\xef\xbd\x9c>"
 #define TOOL_SEP "<\xef\xbd\x9ctool\xe2\x96\x81" "sep\xef\xbd\x9c>"
+
+typedef struct {
+    const char *calls_begin, *calls_end; /* the block around the calls (NULL: none) */
+    const char *call_begin;              /* starts a call */
+    const char *sep;                     /* between the head and the arguments */
+    const char *call_id;                 /* before sep: the model's call id follows (NULL: none) */
+    const char *call_end;                /* ends a call (NULL: its JSON value does) */
+    uint8_t type_then_name;              /* V3: a type before sep, then NAME\n```json */
+    const char *not_call;                /* first in the head: the call marker was prose
+                                          * (Mistral: "[{", the pre-v11 array form) */
+    /* built by init: matchers and, per marker index, its role */
+    tp_matcher text_m, block_m, head_m;
+    int8_t text_role[4], block_role[3], head_role[6];
+} ds_row;
+
+static ds_row ROWS[] = {
+    {CALLS_BEGIN, CALLS_END, CALL_BEGIN, TOOL_SEP, NULL, CALL_END, 1},
+    {CALLS_BEGIN, CALLS_END, CALL_BEGIN, TOOL_SEP, NULL, CALL_END, 0},
+    {NULL, NULL, "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", NULL, 0, "[{"},
+};
+enum { ROW_V3, ROW_V31, ROW_MISTRAL };
 
 enum {
     E_TEXT,    /* prose */
@@ -33,33 +63,51 @@ enum {
     E_AFTER,   /* V3: closing ``` */
     E_TAIL,    /* up to <｜tool▁call▁end｜> */
     E_SKIP,    /* a dropped call: up to its end */
+    E_ID,      /* Mistral: the call id, up to the separator */
+    E_RESYNC,  /* no end marker: the rest of malformed arguments */
 };
 
-/* text: markers that start a block/call, and stray end markers (dropped) */
+/* marker roles: text (start a block/call; stray end markers are dropped),
+ * and inside a call (what ends or interrupts it, the separator, the id) */
 enum { T_CALLS_BEGIN, T_CALL_BEGIN, T_CALLS_END, T_CALL_END };
-/* inside a call: what ends or interrupts it */
-enum { C_CALL_END, C_CALL_BEGIN, C_CALLS_END, C_SEP };
-
-static tp_matcher text_m;  /* CALLS_BEGIN, CALL_BEGIN, CALLS_END, CALL_END */
-static tp_matcher block_m; /* CALL_END, CALL_BEGIN, CALLS_END (C_ order) */
-static tp_matcher head_m;  /* CALL_END, CALL_BEGIN, CALLS_END, TOOL_SEP */
+enum { C_CALL_END, C_CALL_BEGIN, C_CALLS_END, C_SEP, C_ID, C_NOT_CALL };
 
 /* per-parser state kept in the generic fields:
  *   mode    E_* state
  *   first   1 inside a <｜tool▁calls▁begin｜> block
  *   fstate  position in a literal ("```json", "```")
- *   vkind   1 for V3.1
+ *   discard the open call's name was not accepted: its JSON is only validated
  *   trailing_reported  trailing content after this call was reported */
+
+/* builds a matcher from the row's markers listed by role (NULL: absent);
+ * role[i] is the role of marker index i */
+static int build(tp_matcher *m, const char *const *by_role, int nroles, int8_t *role)
+{
+    const char *pats[6];
+    int n = 0;
+    for (int r = 0; r < nroles; r++)
+        if (by_role[r]) {
+            role[n] = (int8_t)r;
+            pats[n++] = by_role[r];
+        }
+    return tp_matcher_build(m, pats, n);
+}
 
 int tp_fmt_deepseek_init(void)
 {
-    static const char *const text_pats[] = {CALLS_BEGIN, CALL_BEGIN, CALLS_END, CALL_END};
-    static const char *const block_pats[] = {CALL_END, CALL_BEGIN, CALLS_END};
-    static const char *const head_pats[] = {CALL_END, CALL_BEGIN, CALLS_END, TOOL_SEP};
-    if (tp_matcher_build(&text_m, text_pats, 4) || tp_matcher_build(&block_m, block_pats, 3))
-        return -1;
-    return tp_matcher_build(&head_m, head_pats, 4);
+    for (size_t i = 0; i < sizeof(ROWS) / sizeof(ROWS[0]); i++) {
+        ds_row *w = &ROWS[i];
+        const char *text[4] = {w->calls_begin, w->call_begin, w->calls_end, w->call_end};
+        const char *block[3] = {w->call_end, w->call_begin, w->calls_end};
+        const char *head[6] = {w->call_end, w->call_begin, w->calls_end, w->sep, w->call_id, w->not_call};
+        if (build(&w->text_m, text, 4, w->text_role) || build(&w->block_m, block, 3, w->block_role) ||
+            build(&w->head_m, head, 6, w->head_role))
+            return -1;
+    }
+    return 0;
 }
+
+static int role_of(const int8_t *role, int match) { return match < 0 ? -1 : role[match]; }
 
 /* Runs the matcher, appending the text it passes over to dst. *over is set
  * when dst would exceed its limit. */
@@ -81,14 +129,15 @@ static size_t scan_into(tp_parser *p, const tp_matcher *m, const uint8_t *s, siz
     return r.consumed;
 }
 
-static void begin_call(tp_parser *p, uint64_t off)
+static void begin_call(tp_parser *p, const ds_row *w, uint64_t off)
 {
     if (!p->raw_on) /* (a block's first call: recorded from the block's token) */
-        tp_raw_begin(p, CALL_BEGIN, sizeof CALL_BEGIN - 1, (size_t)(off - p->base));
+        tp_raw_begin(p, w->call_begin, strlen(w->call_begin), (size_t)(off - p->base));
     p->call_off = off; /* where the head starts: limit errors go there */
     p->mode = E_HEAD;
     p->node = 0;
     p->fstate = 0;
+    p->discard = 0;
     p->trailing_reported = 0;
     tp_buf_clear(&p->name);
 }
@@ -101,13 +150,13 @@ static void call_over(tp_parser *p)
     p->after_call = 1;
 }
 
-/* A marker (C_* index) seen where the call was not complete. */
-static void interrupted(tp_parser *p, int match, uint64_t off)
+/* A marker (C_* role) seen where the call was not complete. */
+static void interrupted(tp_parser *p, const ds_row *w, int role, uint64_t off)
 {
     tp_raw_end(p); /* the interrupted call was reported */
-    if (match == C_CALL_BEGIN) {
-        begin_call(p, off);
-    } else if (match == C_CALLS_END) {
+    if (role == C_CALL_BEGIN) {
+        begin_call(p, w, off);
+    } else if (role == C_CALLS_END) {
         p->first = 0;
         call_over(p);
     } else {
@@ -128,18 +177,31 @@ static void fail(tp_parser *p, int code, uint64_t off)
     skip_call(p);
 }
 
+static void strip(const uint8_t **s, size_t *n)
+{
+    while (*n && tp_is_ws((*s)[0])) {
+        (*s)++;
+        (*n)--;
+    }
+    while (*n && tp_is_ws((*s)[*n - 1]))
+        (*n)--;
+}
+
 /* strip ASCII whitespace around the name */
 static int open_named(tp_parser *p, uint64_t off)
 {
     const uint8_t *s = p->name.data;
     size_t n = p->name.len;
-    while (n && tp_is_ws(s[0])) {
-        s++;
-        n--;
-    }
-    while (n && tp_is_ws(s[n - 1]))
-        n--;
+    strip(&s, &n);
     return tp_call_open(p, s, n, off);
+}
+
+static int name_is_blank(const tp_parser *p)
+{
+    for (size_t k = 0; k < p->name.len; k++)
+        if (!tp_is_ws(p->name.data[k]))
+            return 0;
+    return 1;
 }
 
 static void args_start(tp_parser *p)
@@ -148,25 +210,59 @@ static void args_start(tp_parser *p)
     p->mode = E_JSON;
 }
 
-/* The name overflowed max_name while scanning with head_m; `match` is the
- * marker that ended the scan, if any: it still counts, as it would had the
- * name come in smaller chunks. */
-static void name_too_long(tp_parser *p, int match, uint64_t off)
+/* The name was not accepted (reported): a row with an end marker skips to
+ * it; one without validates the arguments and drops them */
+static void not_accepted(tp_parser *p, const ds_row *w)
 {
-    tp_raw_end(p);
-    tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
-    if (match < 0) {
-        /* keep a partial marker: E_SKIP must see it complete */
-        tp_matcher_switch(p, &head_m, &block_m);
-        p->mode = E_SKIP;
-    } else if (match == C_SEP) {
+    tp_raw_end(p); /* (tp_call_open's refusal ended it already) */
+    if (w->call_end) {
         skip_call(p);
     } else {
-        interrupted(p, match, off);
+        p->discard = 1;
+        p->mode = E_ID; /* read on to the separator, then the JSON */
+        tp_buf_clear(&p->key);
     }
 }
 
-static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
+/* The name overflowed max_name while scanning with head_m; `match` is the
+ * marker that ended the scan, if any: it still counts, as it would had the
+ * name come in smaller chunks. */
+static void head_too_long(tp_parser *p, const ds_row *w, int match, uint64_t off)
+{
+    int role = role_of(w->head_role, match);
+    tp_raw_end(p); /* the call was reported */
+    if (match < 0) {
+        /* keep a partial marker: E_SKIP must see it complete */
+        tp_matcher_switch(p, &w->head_m, &w->block_m);
+        p->mode = E_SKIP;
+    } else if (role == C_SEP || role == C_ID || role == C_NOT_CALL) {
+        skip_call(p); /* as E_SKIP would have read it */
+    } else {
+        interrupted(p, w, role, off);
+    }
+}
+
+static void name_too_long(tp_parser *p, const ds_row *w, int match, uint64_t off)
+{
+    tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
+    head_too_long(p, w, match, off);
+}
+
+/* the arguments of a call without an end marker broke: skip their rest
+ * (an undeclared tool's were reported already) */
+static void args_broken(tp_parser *p, int code, uint64_t at)
+{
+    if (!p->discard)
+        tp_call_fail(p, code, at);
+    p->discard = 0;
+    tp_resync_start(p, &p->js, 0);
+    if (p->resync_depth)
+        p->mode = E_RESYNC;
+    else
+        call_over(p);
+}
+
+static void ds_feed(tp_parser *p, const ds_row *w, const uint8_t *s, size_t n)
 {
     size_t i = 0;
     while (i < n && !p->oom) {
@@ -174,27 +270,30 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
         switch (p->mode) {
         case E_TEXT: {
             int match;
-            i += tp_scan_text(p, &text_m, s + i, n - i, &match);
-            if (match == T_CALLS_BEGIN) {
-                tp_raw_begin(p, CALLS_BEGIN, sizeof CALLS_BEGIN - 1, i);
+            i += tp_scan_text(p, &w->text_m, s + i, n - i, &match);
+            int role = role_of(w->text_role, match);
+            if (role == T_CALLS_BEGIN) {
+                tp_raw_begin(p, w->calls_begin, strlen(w->calls_begin), i);
                 tp_text_call_starts(p);
                 p->first = 1;
                 p->mode = E_BLOCK;
-            } else if (match == T_CALL_BEGIN) {
-                tp_raw_begin(p, CALL_BEGIN, sizeof CALL_BEGIN - 1, i);
-                tp_text_call_starts(p);
+            } else if (role == T_CALL_BEGIN) {
+                tp_raw_begin(p, w->call_begin, strlen(w->call_begin), i);
+                if (!w->not_call) /* else held until the head shows a call */
+                    tp_text_call_starts(p);
                 p->first = 0;
-                begin_call(p, p->base + i);
+                begin_call(p, w, p->base + i);
             } /* stray end markers are markup: dropped */
             break;
         }
         case E_BLOCK: {
             int match, junk;
             size_t junk_at;
-            i += tp_scan_skip(p, &block_m, s + i, n - i, &match, &junk, &junk_at);
-            if (match == C_CALL_BEGIN) {
-                begin_call(p, p->base + i);
-            } else if (match == C_CALLS_END) {
+            i += tp_scan_skip(p, &w->block_m, s + i, n - i, &match, &junk, &junk_at);
+            int role = role_of(w->block_role, match);
+            if (role == C_CALL_BEGIN) {
+                begin_call(p, w, p->base + i);
+            } else if (role == C_CALLS_END) {
                 p->first = 0;
                 call_over(p);
             }
@@ -202,25 +301,73 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
         }
         case E_HEAD: {
             int match, over = 0;
-            i += scan_into(p, &head_m, s + i, n - i, &p->name, &match, &over);
+            i += scan_into(p, &w->head_m, s + i, n - i, &p->name, &match, &over);
             if (over) {
-                name_too_long(p, match, p->base + i);
+                name_too_long(p, w, match, p->base + i);
                 break;
             }
-            if (match == C_SEP) {
-                if (v31) {
-                    if (open_named(p, p->base + i))
+            int role = role_of(w->head_role, match);
+            if (role == C_NOT_CALL && name_is_blank(p)) {
+                /* not a call (a form this row does not read): prose */
+                tp_raw_end(p);
+                tp_text(p, (const uint8_t *)w->call_begin, strlen(w->call_begin));
+                tp_text(p, p->name.data, p->name.len);
+                tp_text(p, (const uint8_t *)w->not_call, strlen(w->not_call));
+                p->mode = E_TEXT;
+                p->node = 0;
+                break;
+            }
+            if (role == C_SEP && w->type_then_name) {
+                tp_buf_clear(&p->name); /* the call type ("function") */
+                p->call_off = p->base + i;
+                p->mode = E_V3NAME;
+            } else if (role == C_SEP || role == C_ID) {
+                tp_text_call_starts(p);
+                if (!open_named(p, p->base + i)) {
+                    not_accepted(p, w);
+                    if (role == C_SEP && p->mode == E_ID)
                         args_start(p);
-                    else
-                        skip_call(p);
+                } else if (role == C_SEP) {
+                    args_start(p);
                 } else {
-                    tp_buf_clear(&p->name); /* the call type ("function") */
-                    p->call_off = p->base + i;
-                    p->mode = E_V3NAME;
+                    p->mode = E_ID;
+                    tp_buf_clear(&p->key);
                 }
             } else if (match >= 0) {
                 tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, NULL, 0);
-                interrupted(p, match, p->base + i);
+                interrupted(p, w, role, p->base + i);
+            }
+            break;
+        }
+        case E_ID: {
+            /* Mistral: [CALL_ID]ID[ARGS]; an undeclared call also passes here */
+            int match, over = 0;
+            i += scan_into(p, &w->head_m, s + i, n - i, &p->key, &match, &over);
+            int role = role_of(w->head_role, match);
+            if (over) { /* the id overflowed max_name: as a name would */
+                if (p->discard)
+                    tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
+                else
+                    tp_call_fail(p, TP_ERR_BAD_NAME, p->call_off);
+                p->discard = 0;
+                head_too_long(p, w, match, p->base + i);
+                break;
+            }
+            if (role == C_SEP) {
+                const uint8_t *id = p->key.data;
+                size_t idn = p->key.len;
+                strip(&id, &idn);
+                if (!p->discard && tp_call_set_id(p, id, idn)) {
+                    fail(p, TP_ERR_BAD_NAME, p->call_off);
+                    break;
+                }
+                args_start(p);
+            } else if (match >= 0) {
+                if (!p->discard)
+                    tp_call_fail(p, TP_ERR_BAD_MARKUP, p->base + i);
+                else
+                    tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, NULL, 0);
+                interrupted(p, w, role, p->base + i);
             }
             break;
         }
@@ -230,20 +377,20 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
             size_t lim = nl ? (size_t)(nl - s) : n;
             int match = -1, over = 0;
             if (lim > i)
-                i += scan_into(p, &head_m, s + i, lim - i, &p->name, &match, &over);
+                i += scan_into(p, &w->head_m, s + i, lim - i, &p->name, &match, &over);
             if (over) {
-                name_too_long(p, match, p->base + i);
+                name_too_long(p, w, match, p->base + i);
                 break;
             }
             if (match >= 0) {
                 tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, NULL, 0);
-                interrupted(p, match, p->base + i);
+                interrupted(p, w, role_of(w->head_role, match), p->base + i);
                 break;
             }
             if (i == lim && nl) {
                 /* a partial marker before the newline is part of the name */
                 size_t hl;
-                const uint8_t *held = tp_matcher_path(&head_m, p->node, &hl);
+                const uint8_t *held = tp_matcher_path(&w->head_m, p->node, &hl);
                 p->node = 0;
                 if (tp_buf_append(&p->name, held, hl)) {
                     tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
@@ -279,23 +426,42 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
         }
         case E_JSON: { /* announce point: the arguments' first byte (in tp_call_json_args) */
             size_t k;
-            int st = tp_call_json_args(p, s + i, n - i, &k);
+            int st;
+            if (p->discard) { /* an undeclared tool's arguments: validated, dropped */
+                k = tp_json_feed(&p->js, s + i, n - i, NULL);
+                st = tp_json_failed(&p->js) ? -1 : tp_json_done(&p->js);
+            } else {
+                st = tp_call_json_args(p, s + i, n - i, &k);
+            }
             if (st < 0) {
                 uint64_t at = p->base + i + p->js.err_at;
                 i += k;
-                fail(p, p->js.err, at);
+                if (w->call_end)
+                    fail(p, p->js.err, at);
+                else
+                    args_broken(p, p->js.err, at);
                 break;
             }
             i += k;
             if (st > 0) {
-                tp_call_close(p);
+                if (!p->discard)
+                    tp_call_close(p);
+                p->discard = 0;
                 p->after_call = 1;
-                p->mode = v31 ? E_TAIL : E_AFTER;
                 p->fstate = 0;
                 p->node = 0;
+                if (!w->call_end)
+                    call_over(p);
+                else
+                    p->mode = w->type_then_name ? E_AFTER : E_TAIL;
             }
             break;
         }
+        case E_RESYNC:
+            i += tp_resync(p, s + i, n - i);
+            if (!p->resync_depth)
+                call_over(p);
+            break;
         case E_AFTER: {
             /* V3: the closing fence; anything else is left to E_TAIL */
             uint8_t c = s[i];
@@ -319,51 +485,55 @@ static void ds_feed(tp_parser *p, const uint8_t *s, size_t n, int v31)
         case E_SKIP: {
             int match, junk;
             size_t junk_at = 0;
-            size_t k = tp_scan_skip(p, &block_m, s + i, n - i, &match, &junk, &junk_at);
+            size_t k = tp_scan_skip(p, &w->block_m, s + i, n - i, &match, &junk, &junk_at);
             if (junk && p->mode == E_TAIL && !p->trailing_reported) {
                 p->trailing_reported = 1;
                 tp_ev_error(p, TP_ERR_TRAILING, p->base + i + junk_at, -1, NULL, 0);
             }
             i += k;
             if (match >= 0)
-                interrupted(p, match, p->base + i);
+                interrupted(p, w, role_of(w->block_role, match), p->base + i);
             break;
         }
         }
     }
 }
 
-static void v3_feed(tp_parser *p, const uint8_t *s, size_t n)
-{
-    ds_feed(p, s, n, 0);
-}
-
-static void v31_feed(tp_parser *p, const uint8_t *s, size_t n)
-{
-    ds_feed(p, s, n, 1);
-}
-
-static void ds_finish(tp_parser *p)
+static void ds_finish(tp_parser *p, const ds_row *w)
 {
     switch (p->mode) {
     case E_TEXT:
-        tp_release_held(p, &text_m);
+        tp_release_held(p, &w->text_m);
         break;
     case E_BLOCK:
     case E_AFTER:
     case E_TAIL:
     case E_SKIP:
+    case E_RESYNC:
         p->node = 0; /* a partial marker here is markup, not prose */
         break;
     case E_HEAD:
+    case E_ID:
     case E_V3NAME:
     case E_FENCE:
     case E_JSON:
+        p->node = 0;
+        if (p->discard) /* reported when its name was read */
+            break;
+        /* (a row with not_call still holds the whitespace before the
+         * marker: the released raw text carries it) */
+        tp_text_call_starts(p);
         tp_call_unterminated(p);
         break;
     }
     tp_text_finish(p);
 }
 
-const tp_format tp_fmt_deepseekv3 = {"deepseekv3", v3_feed, ds_finish};
-const tp_format tp_fmt_deepseekv31 = {"deepseekv31", v31_feed, ds_finish};
+#define ROW_FORMAT(sym, name, row)                                                              \
+    static void sym##_feed(tp_parser *p, const uint8_t *s, size_t n) { ds_feed(p, &ROWS[row], s, n); } \
+    static void sym##_finish(tp_parser *p) { ds_finish(p, &ROWS[row]); }                         \
+    const tp_format tp_fmt_##sym = {name, sym##_feed, sym##_finish};
+
+ROW_FORMAT(deepseekv3, "deepseekv3", ROW_V3)
+ROW_FORMAT(deepseekv31, "deepseekv31", ROW_V31)
+ROW_FORMAT(mistral, "mistral", ROW_MISTRAL)

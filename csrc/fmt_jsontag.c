@@ -1,5 +1,17 @@
-/* Qwen2.5 / Qwen3 and Hermes: <tool_call>{"name": ..., "arguments": ...}</tool_call>
- * (and Arcee Trinity: the same after removing <think> / </think>, below)
+/* JSON call objects with the name inside: {"name": ..., "arguments": ...}
+ *
+ *   qwen25, hermes: <tool_call>{"name": ..., "arguments": ...}</tool_call>
+ *   llama3:         <|python_tag|>{"name": ..., "parameters": ...}; {...}
+ *                   or {"name": ...} as the first thing in the output
+ *
+ * One engine; the rows (ROWS below) give the tag that opens a call, the tag
+ * that closes it (none for Llama 3: the object's closing `}` ends the
+ * call), the byte between calls of one section (Llama 3: `;`, as SGLang's
+ * Llama32Detector reads them) and whether a bare object at the start of
+ * the output is a call (Llama 3.1/3.2/3.3 templates ask for plain JSON,
+ * `<|python_tag|>` is optional).
+ * Arcee Trinity (trinity) is the qwen25 row read after removing <think> /
+ * </think> (a filter in front of the engine, at the end of this file).
  *
  * The call object is read key by key: "name" is decoded into a buffer and
  * checked against the tools as soon as it closes; "arguments" (or
@@ -9,12 +21,19 @@
  * dropped. Whitespace around the object is optional, so both the Qwen
  * ("<tool_call>\n{...}\n</tool_call>") and Hermes spellings are read.
  *
- * A <tool_call> starts a call only if the next non-whitespace byte is `{`:
+ * An opening tag starts a call only if the next non-whitespace byte is `{`:
  * the tag and the whitespace after it are held until that byte, and
  * released as prose when it is anything else ("use the <tool_call> tag").
- * A </tool_call> that follows such a prose tag (before the next call) is
+ * A closing tag that follows such a prose tag (before the next call) is
  * prose as well; other stray end tags are markup and dropped. At the end
  * of the stream a held tag is a cut-off call ("unterminated").
+ * Llama 3: a `{` that starts the output, or follows `;` after a call, is
+ * held with the whitespace after it until the next byte: `"` makes it a
+ * call object, anything else releases it as prose ("{x} is a set").
+ * A `;` after a call is held until the next non-whitespace byte (a call
+ * object follows, or it is prose). A call that breaks (malformed JSON)
+ * has no end tag to skip to: the rest of the output up to the next
+ * <|python_tag|> is dropped with the reported error.
  * The call is announced (CallStart) at the first byte of its arguments
  * value once the name is known, or at the object's closing `}` when it has
  * no arguments; a call that breaks before that is reported and leaves no
@@ -24,37 +43,66 @@
 #include "tp_internal.h"
 
 enum {
-    M_TEXT,      /* prose; looking for <tool_call> */
-    M_OPEN,      /* after <tool_call>: whitespace, then '{' (else prose) */
+    M_START,     /* nothing read yet (rows with bare_start: a leading `{`) */
+    M_TEXT,      /* prose; looking for the opening tag */
+    M_OPEN,      /* after the opening tag: whitespace, then '{' (else prose) */
     M_KEY_OR_END,
     M_KEY,
     M_COLON,
     M_VALUE,
     M_AFTER,     /* after a member: ',' or '}' */
-    M_END_TAG,   /* call object closed: expect </tool_call> */
+    M_END_TAG,   /* call object closed: expect the closing tag */
     M_SKIP,      /* a broken call: drop everything up to its end tag */
+    M_SEP,       /* no closing tag: after a call, whitespace then `;` or prose */
+    M_SEMI,      /* after `;`: whitespace (held in pending), then `{` or prose */
+    M_BARE,      /* a held bare `{` (in pending): whitespace, then `"` or prose */
+    M_RESYNC,    /* no closing tag: a broken object, skipped to its last `}` */
 };
 enum { VK_NAME, VK_ARGS, VK_SKIP };
-#define TAG_LEN 11 /* strlen("<tool_call>") */
 
-static tp_matcher text_m; /* <tool_call>, stray </tool_call> */
-static tp_matcher end_m;  /* </tool_call>, <tool_call> (a missing end tag) */
+typedef struct {
+    const char *tag;     /* opens a call */
+    const char *end_tag; /* closes it; NULL: the object's `}` ends the call */
+    uint8_t sep;         /* no end tag: the byte between calls (0: none) */
+    uint8_t bare_start;  /* a `{"` first in the output opens a call */
+    /* built by init */
+    size_t tag_len, end_len;
+    int text_end, skip_end, skip_open; /* marker indices (-1: none) */
+    tp_matcher text_m;                 /* tag, stray end tag */
+    tp_matcher end_m;                  /* end tag, tag (a missing end tag) */
+} jt_row;
+
+static jt_row ROWS[] = {
+    {"<tool_call>", "</tool_call>", 0, 0, 0, 0, 0, 0, 0, {0}, {0}}, /* qwen25, hermes */
+    {"<|python_tag|>", NULL, ';', 1, 0, 0, 0, 0, 0, {0}, {0}},      /* llama3 */
+};
+enum { ROW_TOOL_CALL, ROW_LLAMA3 };
 
 int tp_fmt_jsontag_init(void)
 {
-    static const char *const text_pats[] = {"<tool_call>", "</tool_call>"};
-    static const char *const end_pats[] = {"</tool_call>", "<tool_call>"};
-    if (tp_matcher_build(&text_m, text_pats, 2))
-        return -1;
-    return tp_matcher_build(&end_m, end_pats, 2);
+    for (size_t r = 0; r < sizeof(ROWS) / sizeof(ROWS[0]); r++) {
+        jt_row *w = &ROWS[r];
+        const char *text_pats[2] = {w->tag, w->end_tag};
+        const char *end_pats[2] = {w->end_tag, w->tag};
+        int have_end = w->end_tag != NULL;
+        w->tag_len = strlen(w->tag);
+        w->end_len = have_end ? strlen(w->end_tag) : 0;
+        w->text_end = have_end ? 1 : -1;
+        w->skip_end = have_end ? 0 : -1;
+        w->skip_open = have_end ? 1 : 0;
+        if (tp_matcher_build(&w->text_m, text_pats, have_end ? 2 : 1) ||
+            tp_matcher_build(&w->end_m, have_end ? end_pats : text_pats, have_end ? 2 : 1))
+            return -1;
+    }
+    return 0;
 }
 
-/* a <tool_call> tag: held (with the whitespace after it, in pending) until
- * the next byte shows whether it opens a call object */
+/* an opening tag: held (with the whitespace after it, in pending) until
+ * the next byte shows whether it opens a call object. The caller starts
+ * the call's raw record (tp_raw_begin) at its first marker: the tag, or a
+ * held bare `{` (Llama 3) with what was held before it. */
 static void start_call(tp_parser *p, uint64_t off)
 {
-    /* the tag ended at chunk index off + TAG_LEN - base: recorded from there */
-    tp_raw_begin(p, "<tool_call>", TAG_LEN, (size_t)(off + TAG_LEN - p->base));
     p->mode = M_OPEN;
     p->call_off = off;
     p->discard = 0;
@@ -66,14 +114,23 @@ static void start_call(tp_parser *p, uint64_t off)
     tp_buf_clear(&p->pending);
 }
 
-/* an error inside the call: report it and skip to the end tag */
-static void broken(tp_parser *p, int code, uint64_t off)
+/* an error inside the call: report it and skip to the end tag; a row
+ * without one skips the rest of the object instead, counting brackets
+ * outside strings from where the scanner stopped (lenient: the object is
+ * known to be malformed) */
+static void broken(tp_parser *p, const jt_row *w, int code, uint64_t off)
 {
+    const tp_json *j = NULL;
+    if (p->mode == M_KEY || (p->mode == M_VALUE && p->vkind == VK_NAME))
+        j = &p->ks;
+    else if (p->mode == M_VALUE)
+        j = &p->js;
     tp_call_fail(p, code, off);
     tp_buf_clear(&p->pending);
     tp_buf_shrink(&p->pending, 0);
-    p->mode = M_SKIP;
+    p->mode = w->end_tag ? M_SKIP : M_RESYNC;
     p->node = 0;
+    tp_resync_start(p, j, 1); /* the call object encloses the value */
 }
 
 static int key_is(const tp_parser *p, const char *k)
@@ -98,11 +155,15 @@ static void name_done(tp_parser *p, uint64_t off)
     }
 }
 
-static void object_done(tp_parser *p, uint64_t off)
+static void object_done(tp_parser *p, const jt_row *w, uint64_t off)
 {
     if (!p->have_name) {
         tp_buf_clear(&p->pending);
-        broken(p, TP_ERR_MISSING_NAME, off);
+        broken(p, w, TP_ERR_MISSING_NAME, off);
+        if (!w->end_tag) { /* the object is complete: nothing to skip */
+            p->after_call = 1;
+            p->mode = M_SEP;
+        }
         return;
     }
     if (!p->discard) {
@@ -114,25 +175,104 @@ static void object_done(tp_parser *p, uint64_t off)
     } else {
         p->after_call = 1;
     }
-    p->mode = M_END_TAG;
+    p->mode = w->end_tag ? M_END_TAG : M_SEP;
     p->node = 0;
 }
 
-static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
+/* the object's first key begins: a call (held whitespace before it is
+ * formatting) */
+static void object_begins(tp_parser *p)
+{
+    tp_text_call_starts(p);
+    tp_buf_clear(&p->pending);
+    p->fstate = 0;
+    p->mode = M_KEY_OR_END;
+}
+
+/* bytes held in pending were not a call after all: prose */
+static void held_is_prose(tp_parser *p)
+{
+    tp_text(p, p->pending.data, p->pending.len);
+    tp_buf_clear(&p->pending);
+    p->mode = M_TEXT;
+    p->node = 0;
+}
+
+static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
 {
     size_t i = 0;
     while (i < n && !p->oom) {
         uint64_t off = p->base + i;
         switch (p->mode) {
+        case M_START:
+            if (!w->bare_start) {
+                p->mode = M_TEXT;
+            } else if (tp_is_ws(s[i])) {
+                tp_text(p, s + i, 1); /* held by the text layer */
+                i++;
+            } else if (s[i] == '{') {
+                p->call_off = off;
+                tp_buf_clear(&p->pending);
+                tp_buf_push(&p->pending, '{');
+                p->mode = M_BARE;
+                i++;
+            } else {
+                p->mode = M_TEXT;
+            }
+            break;
         case M_TEXT: {
             int match;
-            i += tp_scan_text(p, &text_m, s + i, n - i, &match);
-            if (match == 0)
-                start_call(p, p->base + i - TAG_LEN);
-            else if (match == 1 && p->fstate) /* closes a tag that was prose */
-                tp_text(p, (const uint8_t *)"</tool_call>", TAG_LEN + 1);
+            i += tp_scan_text(p, &w->text_m, s + i, n - i, &match);
+            if (match == 0) {
+                /* the tag ended at chunk index i: recorded from there */
+                tp_raw_begin(p, w->tag, w->tag_len, i);
+                start_call(p, p->base + i - w->tag_len);
+            }
+            else if (match == w->text_end && p->fstate) /* closes a tag that was prose */
+                tp_text(p, (const uint8_t *)w->end_tag, w->end_len);
             break;
         }
+        case M_SEP: /* Llama 3: `;` continues the section, anything else is prose */
+            if (tp_is_ws(s[i])) {
+                size_t k = i;
+                while (k < n && tp_is_ws(s[k]))
+                    k++;
+                tp_text(p, s + i, k - i);
+                i = k;
+            } else if (s[i] == w->sep) {
+                tp_buf_clear(&p->pending);
+                tp_buf_push(&p->pending, s[i]);
+                p->mode = M_SEMI;
+                i++;
+            } else {
+                p->mode = M_TEXT;
+            }
+            break;
+        case M_RESYNC:
+            i += tp_resync(p, s + i, n - i);
+            if (!p->resync_depth) {
+                p->after_call = 1;
+                p->mode = M_SEP;
+            }
+            break;
+        case M_SEMI:
+        case M_BARE:
+            if (tp_is_ws(s[i]) && p->pending.len < TP_WS_HOLD_MAX &&
+                tp_buf_push(&p->pending, s[i]) == 0) {
+                i++;
+            } else if (p->mode == M_SEMI && s[i] == '{' && tp_buf_push(&p->pending, '{') == 0) {
+                p->call_off = off;
+                p->mode = M_BARE;
+                i++;
+            } else if (p->mode == M_BARE && s[i] == '"') {
+                /* the held `{` (and `;`, whitespace) is the call's first marker */
+                tp_raw_begin(p, (const char *)p->pending.data, p->pending.len, i);
+                start_call(p, p->call_off);
+                object_begins(p);
+            } else {
+                held_is_prose(p);
+            }
+            break;
         case M_OPEN:
             /* the whitespace is held up to TP_WS_HOLD_MAX (and max_buffer)
              * bytes; a longer run makes the tag prose */
@@ -140,20 +280,14 @@ static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
                 tp_buf_push(&p->pending, s[i]) == 0) {
                 i++;
             } else if (s[i] == '{') {
-                tp_text_call_starts(p); /* whitespace before the tag: formatting */
-                tp_buf_clear(&p->pending);
-                p->fstate = 0;
-                p->mode = M_KEY_OR_END;
+                object_begins(p); /* whitespace before the tag: formatting */
                 i++;
             } else {
                 /* not a call: the tag and what followed it are prose */
                 tp_raw_end(p);
-                tp_text(p, (const uint8_t *)"<tool_call>", TAG_LEN);
-                tp_text(p, p->pending.data, p->pending.len);
-                tp_buf_clear(&p->pending);
-                p->mode = M_TEXT;
-                p->node = 0;
-                p->fstate = 1; /* a </tool_call> after it is prose too */
+                tp_text(p, (const uint8_t *)w->tag, w->tag_len);
+                held_is_prose(p);
+                p->fstate = 1; /* an end tag after it is prose too */
             }
             break;
         case M_KEY_OR_END:
@@ -166,15 +300,15 @@ static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
                 /* the scanner reads the opening quote itself */
             } else if (s[i] == '}' && p->first) {
                 i++;
-                object_done(p, off);
+                object_done(p, w, off);
             } else {
-                broken(p, TP_ERR_JSON_SYNTAX, off);
+                broken(p, w, TP_ERR_JSON_SYNTAX, off);
             }
             break;
         case M_KEY: {
             size_t k = tp_json_feed(&p->ks, s + i, n - i, &p->key);
             if (tp_json_failed(&p->ks)) {
-                broken(p, p->ks.err, p->base + i + p->ks.err_at);
+                broken(p, w, p->ks.err, p->base + i + p->ks.err_at);
                 i += k;
                 break;
             }
@@ -189,7 +323,7 @@ static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
                 break;
             }
             if (s[i] != ':') {
-                broken(p, TP_ERR_JSON_SYNTAX, off);
+                broken(p, w, TP_ERR_JSON_SYNTAX, off);
                 break;
             }
             i++;
@@ -197,7 +331,7 @@ static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
             p->mode = M_VALUE;
             if (key_is(p, "name")) {
                 if (p->have_name) {
-                    broken(p, TP_ERR_BAD_NAME, off);
+                    broken(p, w, TP_ERR_BAD_NAME, off);
                     break;
                 }
                 p->vkind = VK_NAME;
@@ -205,7 +339,7 @@ static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
                 tp_buf_clear(&p->name);
             } else if (key_is(p, "arguments") || key_is(p, "parameters")) {
                 if (p->have_args) {
-                    broken(p, TP_ERR_BAD_MARKUP, off);
+                    broken(p, w, TP_ERR_BAD_MARKUP, off);
                     break;
                 }
                 p->have_args = 1;
@@ -221,7 +355,7 @@ static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
                 size_t k;
                 int st = tp_call_json_args(p, s + i, n - i, &k);
                 if (st < 0) {
-                    broken(p, p->js.err, p->base + i + p->js.err_at);
+                    broken(p, w, p->js.err, p->base + i + p->js.err_at);
                     i += k;
                     break;
                 }
@@ -241,7 +375,7 @@ static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
                 int code = j->err;
                 if (code == TP_ERR_BUFFER_LIMIT && dst == &p->name)
                     code = TP_ERR_BAD_NAME;
-                broken(p, code, p->base + i + j->err_at);
+                broken(p, w, code, p->base + i + j->err_at);
                 i += k;
                 break;
             }
@@ -261,26 +395,27 @@ static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
                 i++;
             } else if (s[i] == '}') {
                 i++;
-                object_done(p, off);
+                object_done(p, w, off);
             } else {
-                broken(p, TP_ERR_JSON_SYNTAX, off);
+                broken(p, w, TP_ERR_JSON_SYNTAX, off);
             }
             break;
         case M_END_TAG:
         case M_SKIP: {
             int match, junk;
             size_t junk_at = 0;
-            size_t k = tp_scan_skip(p, &end_m, s + i, n - i, &match, &junk, &junk_at);
+            size_t k = tp_scan_skip(p, &w->end_m, s + i, n - i, &match, &junk, &junk_at);
             if (junk && p->mode == M_END_TAG && !p->trailing_reported) {
                 p->trailing_reported = 1;
                 tp_ev_error(p, TP_ERR_TRAILING, p->base + i + junk_at, -1, NULL, 0);
             }
             i += k;
-            if (match == 0) {
+            if (match >= 0 && match == w->skip_end) {
                 p->mode = M_TEXT;
                 p->after_call = 1;
-            } else if (match == 1) {
-                start_call(p, p->base + i - TAG_LEN);
+            } else if (match == w->skip_open) {
+                tp_raw_begin(p, w->tag, w->tag_len, i);
+                start_call(p, p->base + i - w->tag_len);
             }
             break;
         }
@@ -288,11 +423,19 @@ static void jsontag_feed(tp_parser *p, const uint8_t *s, size_t n)
     }
 }
 
-static void jsontag_finish(tp_parser *p)
+static void jt_finish(tp_parser *p, const jt_row *w)
 {
     switch (p->mode) {
+    case M_START:
+    case M_SEP:
+    case M_RESYNC: /* reported when it broke */
+        break;
     case M_TEXT:
-        tp_release_held(p, &text_m);
+        tp_release_held(p, &w->text_m);
+        break;
+    case M_SEMI:
+    case M_BARE: /* a `;` or bare `{` and then the end: prose */
+        held_is_prose(p);
         break;
     case M_END_TAG:
     case M_SKIP:
@@ -310,6 +453,11 @@ static void jsontag_finish(tp_parser *p)
     tp_text_finish(p);
 }
 
+static void tool_call_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_TOOL_CALL], s, n); }
+static void tool_call_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_TOOL_CALL]); }
+static void llama3_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_LLAMA3], s, n); }
+static void llama3_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_LLAMA3]); }
+
 /* ---- Trinity: the same format read after removing <think> and </think> ----
  * SGLang's TrinityDetector removes every <think> and </think> from the
  * text before Qwen2.5's parse, so reasoning tags around (or inside) a call
@@ -323,7 +471,7 @@ static void feed_at(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     uint64_t base = p->base;
     p->base = off;
-    jsontag_feed(p, s, n);
+    tool_call_feed(p, s, n);
     p->base = base;
 }
 
@@ -350,7 +498,7 @@ static void trinity_finish(tp_parser *p)
     p->filter_node = 0;
     if (hl) /* a partial tag at the end: text */
         feed_at(p, held, hl, p->base - hl);
-    jsontag_finish(p);
+    tool_call_finish(p);
 }
 
 int tp_fmt_trinity_init(void)
@@ -359,6 +507,7 @@ int tp_fmt_trinity_init(void)
     return tp_matcher_build(&think_m, pats, 2);
 }
 
-const tp_format tp_fmt_qwen25 = {"qwen25", jsontag_feed, jsontag_finish};
-const tp_format tp_fmt_hermes = {"hermes", jsontag_feed, jsontag_finish};
+const tp_format tp_fmt_qwen25 = {"qwen25", tool_call_feed, tool_call_finish};
+const tp_format tp_fmt_hermes = {"hermes", tool_call_feed, tool_call_finish};
+const tp_format tp_fmt_llama3 = {"llama3", llama3_feed, llama3_finish};
 const tp_format tp_fmt_trinity = {"trinity", trinity_feed, trinity_finish};

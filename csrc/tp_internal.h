@@ -95,6 +95,13 @@ const tp_tools *tp_parser_tools(const tp_parser *p);
  * here it becomes its raw text as a JSON string. */
 void tp_value_complete(tp_parser *p, const uint8_t *key, size_t klen, const uint8_t *raw, size_t n);
 
+/* --- the rest of a malformed JSON value (tp_resync.c) --- */
+/* Starts skipping after scanner `j` failed (NULL: it did not run), inside
+ * `outer` brackets of the format's own; tp_resync then consumes bytes until
+ * p->resync_depth is 0 (returns the bytes consumed). */
+void tp_resync_start(tp_parser *p, const tp_json *j, uint32_t outer);
+size_t tp_resync(tp_parser *p, const uint8_t *s, size_t n);
+
 static inline int tp_is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /* --- format registry --- */
@@ -122,6 +129,10 @@ extern const tp_format tp_fmt_minicpm5;
 extern const tp_format tp_fmt_trinity;
 int tp_fmt_trinity_init(void);
 int tp_fmt_xmlparam_init(void);
+extern const tp_format tp_fmt_llama3; /* fmt_jsontag.c */
+extern const tp_format tp_fmt_mistral; /* fmt_deepseek.c */
+extern const tp_format tp_fmt_pythonic;
+int tp_fmt_pythonic_init(void);
 extern const tp_format tp_fmt_gpt_oss;
 int tp_fmt_harmony_init(void);
 /* more rows of the GLM engine (fmt_glm.c) */

@@ -362,6 +362,7 @@ static inline int top_is_obj(const tp_json *j)
 
 static size_t fail(tp_json *j, int err, size_t at)
 {
+    j->err_in_str = j->state >= S_STR && j->state <= S_HI_BS;
     j->state = S_ERR;
     j->err = (uint8_t)err;
     j->err_at = at;

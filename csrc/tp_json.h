@@ -45,6 +45,7 @@ typedef struct {
     uint8_t lit_pos;
     uint8_t u_n;         /* hex digits seen in \uXXXX */
     uint8_t err;         /* tp_error when state is error */
+    uint8_t err_in_str;  /* the error was found inside a string */
     const char *lit;     /* literal being matched */
     uint32_t u_acc;      /* code point being read */
     uint32_t hi;         /* pending high surrogate, 0 if none */

@@ -17,6 +17,9 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_kimi_k2,
     &tp_fmt_qwen3_coder,
     &tp_fmt_minimax_m2,
+    &tp_fmt_llama3,
+    &tp_fmt_mistral,
+    &tp_fmt_pythonic,
     &tp_fmt_gpt_oss,
     &tp_fmt_ling3,
     &tp_fmt_iquest_q1,
@@ -42,7 +45,8 @@ int tp_global_init(void)
     if (tp_fmt_jsontag_init())
         return -1;
     if (tp_fmt_glm_init() || tp_fmt_deepseek_init() || tp_fmt_dsml_init() ||
-        tp_fmt_kimi_init() || tp_fmt_xmlparam_init() || tp_fmt_trinity_init())
+        tp_fmt_kimi_init() || tp_fmt_xmlparam_init() || tp_fmt_trinity_init() ||
+        tp_fmt_pythonic_init())
         return -1;
     if (tp_fmt_harmony_init())
         return -1;

@@ -106,6 +106,9 @@ struct tp_parser {
     uint8_t filter_node; /* matcher state of a format's input filter (trinity) */
     uint64_t call_off;
     tp_buf name, key, pending;
+    uint32_t resync_depth; /* fmt_jsontag.c, rows without an end tag: nesting
+                            * of a broken call object being skipped */
+    uint8_t resync_str;    /* ... 1 inside a string, 2 after a backslash there */
     tp_json js; /* value scanner */
     tp_json ks; /* key / name scanner */
 

@@ -566,6 +566,52 @@ class MinimaxM2NativeDetector(NativeDetectorMixin, MinimaxM2Detector):
     parser_name = "minimax-m2_native"
 
 
+# ---- Llama 3.1 / 3.2 / 3.3 (issue 22): JSON objects, `;` between calls ------
+from sglang.srt.function_call.llama32_detector import Llama32Detector  # noqa: E402
+
+
+class Llama3NativeDetector(NativeDetectorMixin, Llama32Detector):
+    """Llama 3.x (`<|python_tag|>{"name": ..., "parameters": {...}}; {...}`, or
+    the object first in the output), native core (a row of fmt_jsontag.c)."""
+
+    _tp_format = "llama3"
+    _tp_markers = ("<|python_tag|>", "{")
+    parser_name = "llama3_native"
+    # the token the core reads (a call start); the other start, a bare `{`,
+    # is a marker: a text with neither is all text
+    _tp_token_lead = "<|python_tag|>"
+
+
+# ---- Mistral v11+ (issue 22): [TOOL_CALLS]NAME[ARGS]{...} -------------------
+from sglang.srt.function_call.mistral_detector import MistralDetector  # noqa: E402
+
+
+class MistralNativeDetector(NativeDetectorMixin, MistralDetector):
+    """Mistral Small/Medium/Large 3.x, Devstral, Magistral (v11+ tokenizers:
+    `[TOOL_CALLS]NAME[ARGS]{...}`, `[CALL_ID]ID` before `[ARGS]` where the
+    tokenizer writes ids), native core (a row of fmt_deepseek.c). The pre-v11
+    array form `[TOOL_CALLS][{...}]` is not read natively (it stays text)."""
+
+    _tp_format = "mistral"
+    _tp_markers = ("[TOOL_CALLS]",)
+    parser_name = "mistral_native"
+    _tp_token_lead = "[TOOL_CALLS]"  # the one token the core reads (no end token)
+
+
+# ---- Pythonic (Llama 4; issue 22): [f(a=1, b="x"), g()] ----------------------
+from sglang.srt.function_call.pythonic_detector import PythonicDetector  # noqa: E402
+
+
+class PythonicNativeDetector(NativeDetectorMixin, PythonicDetector):
+    """Llama 4 Scout/Maverick and pythonic Llama 3.2 prompts
+    (`[f(a=1, b="x"), g()]`, Python literals converted to JSON as SGLang's
+    `ast` conversion does, strings streamed), native core (fmt_pythonic.c)."""
+
+    _tp_format = "pythonic"
+    _tp_markers = ("[",)
+    parser_name = "pythonic_native"
+
+
 # ---- gpt-oss / OpenAI Harmony (issue 21) ---------------------------------------
 from sglang.srt.function_call.gpt_oss_detector import GptOssDetector  # noqa: E402
 from sglang.srt.parser.harmony_parser import HarmonyParser  # noqa: E402

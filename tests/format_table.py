@@ -225,6 +225,54 @@ TABLE["kimi_k2"] = FormatSpec(
         _KIMI[0] + _KIMI[2] + "functions.f" + _KIMI[4] + "{}" + _KIMI[2] + "functions.f:1" + _KIMI[3] + _KIMI[1],
     ))
 
+_PT = "<|python_tag|>"
+TABLE["llama3"] = FormatSpec(
+    "llama3", (_PT, "{\"", ";", '"name"', '"parameters"', '"arguments"', "; {"),
+    render_call=lambda n, a: '{"name": %s, "parameters": %s}' % (json.dumps(n, ensure_ascii=False), a),
+    block=lambda calls: _PT + "; ".join(calls),
+    extra_seeds=(
+        '{"name": "f", "parameters": {"a": 1}};{"parameters": {}, "name": "search"} ; tail',
+        "{x} is a set; {\"name\"",
+        _PT + 'brave_search.call(query="x")',
+        '{"name": "f", oops} ' + _PT + '{"name": "f"}; ;{ ',
+    ))
+
+_MISTRAL = ("[TOOL_CALLS]", "[ARGS]", "[CALL_ID]")
+TABLE["mistral"] = FormatSpec(
+    "mistral", _MISTRAL + ("[{", "]"),
+    render_call=lambda n, a: "[TOOL_CALLS]%s[ARGS]%s" % (n, a),
+    extra_seeds=(
+        "See [1] and a[0]. [TOOL_CALLS]f[CALL_ID]a1B2c3D4e[ARGS]{\"a\": [1]}[TOOL_CALLS] search [ARGS] {} ] tail",
+        '[TOOL_CALLS] [{"name": "f", "arguments": {}}] [TOOL_CALLS]nope[ARGS]{"x": "]"}[TOOL_CALLS]f[ARGS]oops',
+        "[TOOL_CALLS]f[TOOL_CALLS]f[CALL_ID][CALL_ID]x[ARGS]{\"s\": \"\x01\"}]}]x",
+    ))
+
+
+
+def _py_literal(v) -> str:
+    """Python literal syntax of a JSON value (what pythonic models write)."""
+    if isinstance(v, dict):
+        return "{" + ", ".join("%r: %s" % (k, _py_literal(x)) for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_py_literal(x) for x in v) + "]"
+    return repr(v)
+
+
+def _render_pythonic(name: str, args: str) -> str:
+    a = json.loads(args)
+    if not isinstance(a, dict):  # not expressible as keywords: a positional value (malformed)
+        return "%s(%s)" % (name, _py_literal(a))
+    return "%s(%s)" % (name, ", ".join("%s=%s" % (k, _py_literal(v)) for k, v in a.items()))
+
+
+TABLE["pythonic"] = FormatSpec(
+    "pythonic", ("[", "]", "(", ")", "=", "<|python_start|>", "<|python_end|>", "'", "\\x", "r'", "True", "None"),
+    render_call=_render_pythonic, block=lambda calls: "[" + ", ".join(calls) + "]", json_args=False,
+    extra_seeds=(
+        "See [1] and [note(s)]. [f(a='x\\'y', b=[1, -2.5e3, None], c={'k': (1,)}), search(q=r'\\d' \"z\")] after [",
+        "[f(a=1_000, b=0x1F, c=007, d=1e999, e=b'x', f=f'{x}'), f(), nope(z=[1, ')'])]",
+        "<|python_start|>[f(a='\\x41\\u00e9\\N{DASH}'), f(a=\"open",
+    ))
 # gpt-oss (OpenAI Harmony): a call is a commentary message to `functions.NAME`
 _HARMONY = ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>")
 _H_START, _H_CH, _H_MSG, _H_CO, _H_END, _H_CALL, _H_RET = _HARMONY

@@ -14,7 +14,9 @@ SGLANG_VERSION = '0.5.23'
 SITES = """
 api/v1/api_types.py | decode_GetModelInfoResponse | key | 'tool_call_parser' | 2
 api/v1/api_types.py | encode_GetModelInfoResponse | key | 'tool_call_parser' | 1
+srt/arg_groups/choices.py | <module> | literal | 'mistral' | 1
 srt/arg_groups/field_order.py | <module> | key | 'tool_call_parser' | 1
+srt/arg_groups/model_path_hook.py | handle_load_format | literal | 'mistral' | 1
 srt/arg_groups/serving_hook.py | handle_deprecated_args | compare | cfg.tool_call_parser in deprecated_tool_call_parsers | 1
 srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'glm' | 1
 srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'glm45' | 1
@@ -22,7 +24,10 @@ srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'qwen' | 1
 srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'qwen25' | 1
 srt/arg_groups/serving_hook.py | handle_deprecated_args | lookup | deprecated_tool_call_parsers[cfg.tool_call_parser] | 2
 srt/arg_groups/serving_hook.py | handle_deprecated_args | passed | declare_resolution(server_args, '_handle_deprecated_args', tool_call_parser=deprecated_tool_call_parsers[cfg.tool_call_parser]) | 1
+srt/configs/iquest_q1.py | IQuestQ1Config | literal | 'iquest_q1' | 1
 srt/configs/kimi_k3.py | KimiK3Config | literal | 'kimi_k3' | 1
+srt/configs/load_config.py | LoadFormat | literal | 'mistral' | 1
+srt/configs/nanbeige.py | NanbeigeConfig | literal | 'nanbeige' | 1
 srt/configs/step3p5.py | Step3p5Config | literal | 'step3p5' | 1
 srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._build_vision_config | literal | 'glm' | 1
 srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._flatten_and_load_videos | literal | 'glm' | 2
@@ -31,6 +36,7 @@ srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._get_mm_grid_di
 srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._grid_count_per_leaf | literal | 'kimi_k3' | 1
 srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor._process_image_items | literal | 'kimi_k3' | 2
 srt/disaggregation/encoder/preprocessor.py | EncoderPreprocessor.get_num_tokens | literal | 'kimi_k3' | 1
+srt/disaggregation/encoder/receiver.py | video_meta_attrs_for | literal | 'mimo' | 1
 srt/disaggregation/encoder/runtime.py | _resolve_encoder_batch_policy | literal | 'kimi_k3' | 1
 srt/disaggregation/encoder/server.py | MMEncoder._build_model_mm_items | literal | 'kimi_k3' | 1
 srt/disaggregation/encoder/server.py | _build_mm_aux_data | literal | 'kimi_k3' | 1
@@ -62,9 +68,13 @@ srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_encoding_
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_response | literal | 'kimi_k3' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._convert_to_internal_request | literal | 'kimi_k3' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._encode_messages | literal | 'kimi_k3' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'hunyuan' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'iquest_q1' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'mistral' | 2
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag | lookup | FunctionCallParser.ToolCallParserEnum.get(self.tool_call_parser) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag | passed | FunctionCallParser(tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens | literal | 'kimi_k3' | 2
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens | literal | 'mistral' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'glm47' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'kimi_k3' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'muse' | 1
@@ -87,9 +97,14 @@ srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._settle_response_temp
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._settle_response_template_stop | passed | tool_close_tokens(self.tool_call_parser, tokenizer) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._template_turn_grammar | lookup | FunctionCallParser.ToolCallParserEnum.get(self.tool_call_parser) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._tool_call_parsing_active | lookup | FunctionCallParser.ToolCallParserEnum[self.tool_call_parser] | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'hunyuan' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'iquest_q1' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'mistral' | 2
 srt/entrypoints/openai/serving_deepseek_recipe.py | DeepSeekRecipeChatEncodingAdapter.__init__ | compare | tool_call_parser == tool_name | 1
 srt/entrypoints/openai/serving_deepseek_recipe.py | DeepSeekRecipeChatEncodingAdapter.__init__ | compare | tool_call_parser not in (None, tool_name) | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._construct_input_messages | passed | self._normalize_response_message_for_chat(input_item, tool_call_parser=self.tool_call_parser) | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request | literal | 'hunyuan' | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request | literal | 'mistral' | 2
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._normalize_response_message_for_chat | compare | tool_call_parser == 'muse' | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._output_items | compare | self.tool_call_parser == 'muse' | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._parse_text_output | passed | FunctionCallParser(chat_tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=tool_choice, prefix=request._response_parser_prefi | 1
@@ -100,21 +115,46 @@ srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._responses_
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._uses_required_tool_json | passed | FunctionCallParser(chat_tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=tool_choice) | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses.create_responses | passed | BeamToolAdapter.from_request(request, tool_call_parser=self.tool_call_parser) | 1
 srt/function_call/function_call_parser.py | FunctionCallParser.__init__ | lookup | self.ToolCallParserEnum.get(tool_call_parser) | 1
+srt/layers/rotary_embedding/factory.py | get_rope | literal | 'llama3' | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | compare | get_serving().tool_call_parser == 'gpt-oss' | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | literal | 'gpt-oss' | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | passed | tool_close_token_ids(get_serving().tool_call_parser, self.tokenizer) | 1
+srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__ | literal | 'dots' | 1
+srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__ | literal | 'dots' | 1
+srt/parser/conversation.py | <module> | literal | 'mistral' | 1
+srt/parser/hunyuan_reasoning.py | uses_hunyuan_reasoning_effort | literal | 'hunyuan' | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm45' | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm47' | 1
+srt/parser/reasoning_parser.py | MistralDetector.__init__ | literal | 'mistral' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'dots' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gigachat35' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'glm45' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gpt-oss' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'hunyuan' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'iquest_q1' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k2' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k3' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'ling3' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'mimo' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'mistral' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'nanbeige' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'poolside_v1' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3p5' | 1
 srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'gpt-oss' | 1
+srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'iquest_q1' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'dots' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'gigachat35' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'glm45' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'gpt-oss' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'hunyuan' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'iquest_q1' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k2' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k3' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'ling3' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'mimo' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'mistral' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'nanbeige' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'poolside_v1' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'step3p5' | 1
 srt/parser/response_template.py | tool_close_token_ids | passed | tool_close_tokens(tool_call_parser, tokenizer) | 1
 srt/parser/response_template.py | tool_close_tokens | lookup | FunctionCallParser.ToolCallParserEnum.get(tool_call_parser) | 1
@@ -123,11 +163,19 @@ srt/parser/template_detection.py | <module> | literal | 'deepseekv31' | 1
 srt/parser/template_detection.py | <module> | literal | 'deepseekv32' | 1
 srt/parser/template_detection.py | <module> | literal | 'deepseekv4' | 1
 srt/parser/template_detection.py | <module> | literal | 'deepseekv41' | 1
+srt/parser/template_detection.py | <module> | literal | 'gigachat35' | 4
 srt/parser/template_detection.py | <module> | literal | 'glm45' | 5
 srt/parser/template_detection.py | <module> | literal | 'glm47' | 2
 srt/parser/template_detection.py | <module> | literal | 'gpt-oss' | 2
+srt/parser/template_detection.py | <module> | literal | 'hunyuan' | 4
+srt/parser/template_detection.py | <module> | literal | 'iquest_q1' | 4
 srt/parser/template_detection.py | <module> | literal | 'kimi_k2' | 4
+srt/parser/template_detection.py | <module> | literal | 'ling3' | 4
+srt/parser/template_detection.py | <module> | literal | 'mimo' | 4
+srt/parser/template_detection.py | <module> | literal | 'minicpm5' | 2
 srt/parser/template_detection.py | <module> | literal | 'minimax-m2' | 1
+srt/parser/template_detection.py | <module> | literal | 'mistral' | 5
+srt/parser/template_detection.py | <module> | literal | 'poolside_v1' | 4
 srt/parser/template_detection.py | <module> | literal | 'qwen' | 2
 srt/parser/template_detection.py | <module> | literal | 'qwen3_coder' | 2
 srt/parser/template_detection.py | <module> | literal | 'step3p5' | 4
@@ -135,51 +183,22 @@ srt/parser/template_detection.py | _architecture_auto_parsers | key | 'tool_call
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'deepseekv32' | 1
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'deepseekv4' | 1
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'deepseekv41' | 1
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'iquest_q1' | 2
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'kimi_k3' | 3
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'ling3' | 2
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'minimax-m2' | 1
 srt/parser/template_detection.py | _architecture_parser_defaults | key | 'tool_call_parser' | 1
+srt/parser/template_detection.py | _is_mistral | literal | 'mistral' | 1
 srt/parser/template_detection.py | resolve_auto_parsers | key | 'tool_call_parser' | 5
 srt/rust_server/config.py | _build_server_args | passed | ext.ServerArgs(model_path=get_model().model_path, served_model_name=get_serving().served_model_name, tokenizer_path=scheduler.rust_server_tokenizer_path(), revi | 1
 srt/server_args.py | ServerArgs.add_cli_args | key | 'tool_call_parser' | 1
 srt/utils/hf_transformers/common.py | <module> | literal | 'kimi_k2' | 1
 srt/utils/hf_transformers/common.py | _KimiK2ConfigAlias | literal | 'kimi_k2' | 1
-srt/parser/reasoning_parser.py | ReasoningParser | literal | 'ling3' | 1
-srt/parser/reasoning_parser_names.py | <module> | literal | 'ling3' | 1
-srt/parser/template_detection.py | <module> | literal | 'ling3' | 4
-srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'ling3' | 2
-srt/configs/iquest_q1.py | IQuestQ1Config | literal | 'iquest_q1' | 1
-srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'iquest_q1' | 1
-srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'iquest_q1' | 1
-srt/parser/reasoning_parser.py | ReasoningParser | literal | 'iquest_q1' | 1
-srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'iquest_q1' | 1
-srt/parser/reasoning_parser_names.py | <module> | literal | 'iquest_q1' | 1
-srt/parser/template_detection.py | <module> | literal | 'iquest_q1' | 4
-srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'iquest_q1' | 2
-srt/parser/reasoning_parser.py | ReasoningParser | literal | 'poolside_v1' | 1
-srt/parser/reasoning_parser_names.py | <module> | literal | 'poolside_v1' | 1
-srt/parser/template_detection.py | <module> | literal | 'poolside_v1' | 4
-srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'hunyuan' | 1
-srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'hunyuan' | 1
-srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request | literal | 'hunyuan' | 1
-srt/parser/hunyuan_reasoning.py | uses_hunyuan_reasoning_effort | literal | 'hunyuan' | 1
-srt/parser/reasoning_parser.py | ReasoningParser | literal | 'hunyuan' | 1
-srt/parser/reasoning_parser_names.py | <module> | literal | 'hunyuan' | 1
-srt/parser/template_detection.py | <module> | literal | 'hunyuan' | 4
-srt/configs/nanbeige.py | NanbeigeConfig | literal | 'nanbeige' | 1
-srt/parser/reasoning_parser.py | ReasoningParser | literal | 'nanbeige' | 1
-srt/parser/reasoning_parser_names.py | <module> | literal | 'nanbeige' | 1
-srt/disaggregation/encoder/receiver.py | video_meta_attrs_for | literal | 'mimo' | 1
-srt/parser/reasoning_parser.py | ReasoningParser | literal | 'mimo' | 1
-srt/parser/reasoning_parser_names.py | <module> | literal | 'mimo' | 1
-srt/parser/template_detection.py | <module> | literal | 'mimo' | 4
-srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__ | literal | 'dots' | 1
-srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__ | literal | 'dots' | 1
-srt/parser/reasoning_parser.py | ReasoningParser | literal | 'dots' | 1
-srt/parser/reasoning_parser_names.py | <module> | literal | 'dots' | 1
-srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gigachat35' | 1
-srt/parser/reasoning_parser_names.py | <module> | literal | 'gigachat35' | 1
-srt/parser/template_detection.py | <module> | literal | 'gigachat35' | 4
-srt/parser/template_detection.py | <module> | literal | 'minicpm5' | 2
+srt/utils/hf_transformers/common.py | get_context_length | literal | 'llama3' | 1
+srt/utils/hf_transformers/config.py | MistralModelConfigParser | literal | 'mistral' | 1
+srt/utils/hf_transformers/config.py | get_config | literal | 'mistral' | 1
+srt/utils/hf_transformers/mistral_utils.py | adapt_config_dict | literal | 'mistral' | 2
+srt/utils/hf_transformers/mistral_utils.py | is_mistral_model | literal | 'mistral' | 1
 """
 
 # "file | enclosing function" -> why X_native behaves as X there
@@ -255,8 +274,23 @@ WHY = {
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_response': "compares the chat-encoding spec, resolved from the served name X (probe: encoding_spec)",
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._convert_to_internal_request': "compares the chat-encoding spec, resolved from the served name X (probe: encoding_spec)",
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._encode_messages': "compares the chat-encoding spec, resolved from the served name X (probe: encoding_spec)",
-    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens': "compares the reasoning parser name and the chat-encoding spec (from the served name X; probe: encoding_spec)",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens': "compares the reasoning parser name (with 'mistral' too, not the tool parser) and the chat-encoding spec (from the served name X; probe: encoding_spec)",
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._reported_prompt_tokens': "compares the chat-encoding spec, resolved from the served name X (probe: encoding_spec)",
+    'srt/layers/rotary_embedding/factory.py | get_rope': "'llama3' is a RoPE scaling type, not the tool parser",
+    'srt/utils/hf_transformers/common.py | get_context_length': "'llama3' is a RoPE scaling type (context length), not the tool parser",
+    'srt/arg_groups/choices.py | <module>': "'mistral' is a --load-format choice, not the tool parser",
+    'srt/arg_groups/model_path_hook.py | handle_load_format': "'mistral' is a load format (Mistral-native checkpoints), not the tool parser",
+    'srt/configs/load_config.py | LoadFormat': "'mistral' is a LoadFormat member, not the tool parser",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request': "'mistral' is a reasoning-toggle mode (reasoning_effort), not the tool parser",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled': "'mistral' is a reasoning-toggle special case, not the tool parser",
+    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request': "'mistral' is a reasoning-toggle mode, not the tool parser",
+    'srt/parser/conversation.py | <module>': "'mistral' is a chat-template (conversation) name, not the tool parser",
+    'srt/parser/reasoning_parser.py | MistralDetector.__init__': "the reasoning detector's own name, not the tool parser",
+    'srt/parser/template_detection.py | _is_mistral': "reasoning-toggle special case used by the 'auto' rules (probe: auto)",
+    'srt/utils/hf_transformers/config.py | MistralModelConfigParser': "'mistral' is a model-config parser name, not the tool parser",
+    'srt/utils/hf_transformers/config.py | get_config': "'mistral' is a model-config parser name, not the tool parser",
+    'srt/utils/hf_transformers/mistral_utils.py | adapt_config_dict': "'mistral' is an HF model_type, not the tool parser",
+    'srt/utils/hf_transformers/mistral_utils.py | is_mistral_model': "'mistral' is a checkpoint format check, not the tool parser",
     'srt/configs/iquest_q1.py | IQuestQ1Config': "'iquest_q1' is the HF model_type of the config class, not the tool parser",
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request': "compares the REASONING parser with 'iquest_q1'/'hunyuan' (self.reasoning_parser), not the tool parser",
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled': "compares the REASONING parser with 'iquest_q1'/'hunyuan', not the tool parser",

@@ -155,6 +155,36 @@ def render_minimax_m2(prose: str, calls: Sequence[Call]) -> str:
     return (prose + "\n" if prose else "") + "<minimax:tool_call>\n" + invokes + "</minimax:tool_call>"
 
 
+def render_llama3(prose: str, calls: Sequence[Call]) -> str:
+    """Llama 3.x: `<|python_tag|>{"name": ..., "parameters": ...}; {...}` (the
+    tag lets prose come first; without prose the models also write the bare object)."""
+    if not calls:
+        return prose
+    return prose + "<|python_tag|>" + "; ".join(_dumps({"name": n, "parameters": a}) for n, a in calls)
+
+
+def render_mistral(prose: str, calls: Sequence[Call]) -> str:
+    """Mistral v11+: `[TOOL_CALLS]NAME[ARGS]{...}` per call (mistral-common's encoding)."""
+    return prose + "".join("[TOOL_CALLS]%s[ARGS]%s" % (n, _dumps(a)) for n, a in calls)
+
+
+def _py_literal(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{" + ", ".join("%r: %s" % (k, _py_literal(x)) for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_py_literal(x) for x in v) + "]"
+    return repr(v)
+
+
+def render_pythonic(prose: str, calls: Sequence[Call]) -> str:
+    """Pythonic (Llama 4): `[NAME(K=V, ...), ...]`, values as Python literals."""
+    if not calls:
+        return prose
+    body = ", ".join("%s(%s)" % (n, ", ".join("%s=%s" % (k, _py_literal(v)) for k, v in a.items()))
+                     for n, a in calls)
+    return (prose + " " if prose else "") + "[" + body + "]"
+
+
 _HARMONY = ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>")
 
 
@@ -254,6 +284,14 @@ RENDERERS: Dict[str, Renderer] = {
     "hermes": render_hermes,
     "glm45": render_glm45,
     "glm47": render_glm47,
+    "llama3": render_llama3,
+    "mistral": render_mistral,
+    # "pythonic": render_pythonic is not registered: SGLang 0.5.23's
+    # PythonicDetector took 22 ms on the 1 KB-argument case and did not finish
+    # the 4 KB one in 100 s of CPU (streamed, and one-shot through
+    # has_tool_call's regex), which would hang the bench and its CI smoke run
+
+
     "gpt_oss": render_gpt_oss,
     "ling3": render_glm45,  # Ling-3 / Ring write GLM-4.5's spelling
     "iquest_q1": lambda prose, calls: render_glm47(prose, calls).replace("tool_call>", "iquest_tool_call>"),
@@ -402,6 +440,10 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "deepseekv3": _DS_TOKENS,
     "deepseekv31": _DS_TOKENS,
     "kimi_k2": _KIMI_SECTION + _KIMI_CALL,
+    "llama3": ("<|python_tag|>",),
+    "mistral": ("[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"),
+
+
     "gpt_oss": _HARMONY,
     "ling3": _GLM_TOKENS,
     "iquest_q1": ("<iquest_tool_call>", "</iquest_tool_call>") + _GLM_TOKENS[2:],

@@ -1,0 +1,765 @@
+/* Pythonic tool calls (Llama 4, some Llama 3.2 prompts): a Python list of
+ * calls with keyword arguments whose values are Python literals.
+ *
+ *   [get_weather(city="Paris", days=3), search(q='a\'b', tags=["x"], opts={"k": None})]
+ *   optionally inside <|python_start|> ... <|python_end|> (dropped)
+ *
+ * SGLang's PythonicDetector parses the list with `ast` and converts each
+ * keyword value (ast.Constant str/int/float/bool/None, ast.List, ast.Dict)
+ * with json.dumps; this engine does the same conversion while the text
+ * streams: string content is written as JSON string content as it arrives
+ * (Python escapes decoded; adjacent literals concatenated, so '''x''' reads
+ * as Python reads it when x has no quote), numbers are written as json.dumps
+ * writes int(x) / float(x) (negative numbers included: SGLang's converter
+ * rejects the unary minus), True/False/None as true/false/null.
+ *
+ * A `[` in prose is held, with what follows it, until the text shows a
+ * call list: `[NAME(` and then `)` or the first `KEY=`. Anything else
+ * releases it as prose ("[1]", "[see(1)]", "[note(s)]"), so an unmatched
+ * `[` never swallows the reply. The call is announced when committed, its
+ * arguments stream from there. After `)`, `,` starts the next call of the
+ * list (committed at its `(`), `]` ends the list. A call that turns out
+ * malformed (a positional argument, a tuple, a call as a value, a string
+ * prefix other than r/u, a non-string dict key, a number Python would not
+ * read, a non-finite float) is reported and skipped to its `)` by counting
+ * brackets outside Python strings; the list goes on (SGLang also drops only
+ * that call). A list that breaks between calls is skipped to its `]`. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_internal.h"
+
+#define PY_START "<|python_start|>"
+#define PY_END "<|python_end|>"
+
+enum {
+    P_TEXT,      /* prose: `[` and the python tokens are watched for */
+    P_OPEN,      /* a held `[NAME(KEY` (pending): not committed yet */
+    P_KEY,       /* committed: a keyword, or `)` */
+    P_VALUE,     /* a keyword's value (vkind: V_*) */
+    P_AFTER_ARG, /* `,` or `)` */
+    P_AFTER_CALL,/* `,` (another call) or `]` */
+    P_RESYNC,    /* a broken call: to the list's closing bracket */
+};
+/* P_OPEN steps (fstate) */
+enum { O_WS, O_NAME, O_NAME_WS, O_PAREN_WS, O_KEY, O_KEY_WS };
+/* value machine (vkind) */
+enum { V_START, V_KEY_START, V_STR, V_STR_END, V_WORD, V_NUM, V_AFTER, V_COLON };
+/* escape steps inside a string (js.num_state) */
+enum { E_NONE, E_BS, E_HEX, E_OCT, E_CR };
+
+/* This engine runs no JSON scanner; p->js keeps the value machine's state:
+ *   js.depth, js.stack  open containers (bit 1: dict)
+ *   js.lit_pos          the quote of the string being read
+ *   js.str_is_key       bit 1: raw string, bit 2: the string is a dict key
+ *   js.num_state        escape step; js.u_n / js.u_acc: its digits */
+#define STR_RAW 1
+#define STR_KEY 2
+
+static tp_matcher text_m; /* "[", PY_START, PY_END */
+
+int tp_fmt_pythonic_init(void)
+{
+    static const char *const pats[] = {"[", PY_START, PY_END};
+    return tp_matcher_build(&text_m, pats, 3);
+}
+
+static int is_id0(uint8_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+/* after the first letter: ASCII word characters, and any non-ASCII byte
+ * (Python identifiers, and SGLang's `\w`, take Unicode letters) */
+static int is_id(uint8_t c) { return is_id0(c) || (c >= '0' && c <= '9') || c >= 0x80; }
+
+/* argument bytes of the open call (none while a dropped call is read) */
+static void out(tp_parser *p, const char *s, size_t n)
+{
+    if (!p->discard)
+        tp_ev_args(p, (const uint8_t *)s, n);
+}
+
+static void out_esc(tp_parser *p, const uint8_t *s, size_t n)
+{
+    if (!p->discard && n)
+        tp_ev_args_escaped(p, s, n);
+}
+
+/* a code point decoded from an escape, as JSON string content */
+static void out_cp(tp_parser *p, uint32_t cp)
+{
+    uint8_t b[4];
+    size_t n;
+    if (cp >= 0xD800 && cp <= 0xDFFF) { /* a lone surrogate: a JSON escape */
+        char e[8];
+        static const char hex[] = "0123456789abcdef";
+        e[0] = '\\', e[1] = 'u';
+        for (int k = 0; k < 4; k++)
+            e[2 + k] = hex[(cp >> (12 - 4 * k)) & 15];
+        out(p, e, 6);
+        return;
+    }
+    if (cp < 0x80) {
+        b[0] = (uint8_t)cp, n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (uint8_t)(0xC0 | (cp >> 6)), b[1] = (uint8_t)(0x80 | (cp & 63)), n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (uint8_t)(0xE0 | (cp >> 12)), b[1] = (uint8_t)(0x80 | ((cp >> 6) & 63));
+        b[2] = (uint8_t)(0x80 | (cp & 63)), n = 3;
+    } else {
+        b[0] = (uint8_t)(0xF0 | (cp >> 18)), b[1] = (uint8_t)(0x80 | ((cp >> 12) & 63));
+        b[2] = (uint8_t)(0x80 | ((cp >> 6) & 63)), b[3] = (uint8_t)(0x80 | (cp & 63)), n = 4;
+    }
+    out_esc(p, b, n);
+}
+
+static int in_dict(const tp_parser *p)
+{
+    uint32_t d = p->js.depth - 1;
+    return p->js.depth && ((p->js.stack[d >> 3] >> (d & 7)) & 1);
+}
+
+/* the list broke at `off`: report, then skip `depth` brackets (to the
+ * call's `)` inside its arguments, else to the list's `]`) */
+static void broken(tp_parser *p, int code, uint64_t off, uint32_t depth, uint8_t quote)
+{
+    p->have_name = p->mode == P_KEY || p->mode == P_VALUE || p->mode == P_AFTER_ARG;
+    if (p->discard)
+        p->discard = 0;
+    else
+        tp_call_fail(p, code, off);
+    tp_buf_clear(&p->pending);
+    p->resync_depth = depth;
+    p->resync_str = quote; /* the quote of an open string, 0 if none */
+    p->js.num_state = E_NONE;
+    p->mode = P_RESYNC;
+}
+
+/* broken inside a call's arguments: the call's `(` and the open
+ * containers enclose the point of failure */
+static void bad_value(tp_parser *p, uint64_t off, uint8_t quote)
+{
+    broken(p, TP_ERR_JSON_SYNTAX, off, 1 + p->js.depth, quote);
+}
+
+static void start_args(tp_parser *p, uint64_t off)
+{
+    tp_text_call_starts(p);
+    tp_buf_clear(&p->pending);
+    p->discard = !tp_call_open(p, p->name.data, p->name.len, off);
+    if (!p->discard)
+        tp_call_announce(p);
+    out(p, "{", 1);
+    p->first = 1;
+}
+
+/* `KEY=`: the keyword, then its value */
+static void key_done(tp_parser *p)
+{
+    if (!p->first)
+        out(p, ", ", 2);
+    p->first = 0;
+    out(p, "\"", 1);
+    out_esc(p, p->key.data, p->key.len);
+    out(p, "\": ", 3);
+    tp_buf_clear(&p->key);
+    p->mode = P_VALUE;
+    p->vkind = V_START;
+    p->js.depth = 0;
+    p->have_args = 0; /* a `,` seen in the current container */
+}
+
+static void call_done(tp_parser *p)
+{
+    out(p, "}", 1);
+    if (p->discard)
+        p->discard = 0;
+    else
+        tp_call_close(p);
+    p->mode = P_AFTER_CALL;
+}
+
+/* a held `[...` that is not a call list: prose */
+static void not_a_list(tp_parser *p)
+{
+    tp_text(p, p->pending.data, p->pending.len);
+    tp_buf_clear(&p->pending);
+    p->mode = P_TEXT;
+    p->node = 0;
+}
+
+/* P_OPEN: one byte of `[NAME(KEY=`; the list is committed at `(` when a
+ * call of it has already been read (trailing_reported: in a list) */
+static void open_step(tp_parser *p, uint8_t c, uint64_t off, int *consumed)
+{
+    int in_list = p->trailing_reported;
+    *consumed = 1;
+    if (!in_list && tp_buf_push(&p->pending, c)) {
+        *consumed = 0;
+        not_a_list(p);
+        return;
+    }
+    switch (p->fstate) {
+    case O_WS:
+        if (tp_is_ws(c))
+            return;
+        if (is_id0(c)) {
+            p->fstate = O_NAME;
+            tp_buf_clear(&p->name);
+            if (tp_buf_push(&p->name, c) == 0)
+                return;
+        }
+        break;
+    case O_NAME:
+        if (is_id(c)) {
+            if (tp_buf_push(&p->name, c) == 0)
+                return;
+            break;
+        }
+        p->fstate = O_NAME_WS;
+        /* fall through */
+    case O_NAME_WS:
+        if (tp_is_ws(c))
+            return;
+        if (c == '(') {
+            p->fstate = O_PAREN_WS;
+            if (in_list) {
+                start_args(p, off);
+                tp_buf_clear(&p->key);
+                p->fstate = 0;
+                p->mode = P_KEY;
+            }
+            return;
+        }
+        break;
+    case O_PAREN_WS:
+        if (tp_is_ws(c))
+            return;
+        if (c == ')') { /* a call without arguments */
+            start_args(p, off);
+            call_done(p);
+            return;
+        }
+        if (is_id0(c)) {
+            p->fstate = O_KEY;
+            tp_buf_clear(&p->key);
+            if (tp_buf_push(&p->key, c) == 0)
+                return;
+        }
+        break;
+    case O_KEY:
+        if (is_id(c)) {
+            if (tp_buf_push(&p->key, c) == 0)
+                return;
+            break;
+        }
+        p->fstate = O_KEY_WS;
+        /* fall through */
+    case O_KEY_WS:
+        if (tp_is_ws(c))
+            return;
+        if (c == '=') {
+            start_args(p, off);
+            key_done(p);
+            return;
+        }
+        break;
+    }
+    *consumed = 0; /* the byte is read again, as prose or by the resync */
+    if (in_list) {
+        broken(p, TP_ERR_BAD_MARKUP, off, 1, 0);
+    } else {
+        p->pending.len--;
+        not_a_list(p);
+    }
+}
+
+/* a value is complete: what may follow it */
+static void value_done(tp_parser *p)
+{
+    p->vkind = p->js.depth ? V_AFTER : V_START;
+    if (!p->js.depth)
+        p->mode = P_AFTER_ARG;
+}
+
+static void open_container(tp_parser *p, int dict, uint64_t off)
+{
+    if (p->js.depth >= p->lim.max_depth) {
+        broken(p, TP_ERR_JSON_DEPTH, off, 1 + p->js.depth, 0);
+        return;
+    }
+    uint32_t d = p->js.depth++;
+    if (dict)
+        p->js.stack[d >> 3] |= (uint8_t)(1u << (d & 7));
+    else
+        p->js.stack[d >> 3] &= (uint8_t)~(1u << (d & 7));
+    out(p, dict ? "{" : "[", 1);
+    p->vkind = dict ? V_KEY_START : V_START;
+}
+
+static int close_container(tp_parser *p, uint8_t c)
+{
+    if (!p->js.depth || (c == '}') != in_dict(p))
+        return -1;
+    p->js.depth--;
+    out(p, c == '}' ? "}" : "]", 1);
+    p->have_args = 0;
+    value_done(p);
+    return 0;
+}
+
+static void begin_string(tp_parser *p, uint8_t quote, uint8_t flags)
+{
+    p->js.lit_pos = quote;
+    p->js.str_is_key = flags;
+    p->js.num_state = E_NONE;
+    p->vkind = V_STR;
+    out(p, "\"", 1);
+}
+
+/* a number or a word (True, False, None) in pending, ended by `c` */
+static int word_done(tp_parser *p)
+{
+    const uint8_t *w = p->pending.data;
+    size_t n = p->pending.len;
+    if (n == 4 && memcmp(w, "True", 4) == 0)
+        out(p, "true", 4);
+    else if (n == 5 && memcmp(w, "False", 5) == 0)
+        out(p, "false", 5);
+    else if (n == 4 && memcmp(w, "None", 4) == 0)
+        out(p, "null", 4);
+    else
+        return -1;
+    return 0;
+}
+
+/* Python's int() / float() of a decimal literal (with a sign, `_` between
+ * digits), written as json.dumps writes it */
+static int number_done(tp_parser *p)
+{
+    char buf[TP_JSON_NUM_MAX + 2];
+    const uint8_t *s = p->pending.data;
+    size_t n = p->pending.len, k = 0, i = 0, digits = 0;
+    int neg = 0, is_float = 0;
+    if (n > TP_JSON_NUM_MAX)
+        return -1;
+    if (i < n && (s[i] == '-' || s[i] == '+'))
+        neg = s[i++] == '-';
+    if (neg)
+        buf[k++] = '-';
+    size_t int_start = k;
+    uint8_t prev = 0;
+    for (; i < n; i++) {
+        uint8_t c = s[i];
+        if (c == '_') {
+            if (!(prev >= '0' && prev <= '9') || i + 1 >= n || !(s[i + 1] >= '0' && s[i + 1] <= '9'))
+                return -1;
+        } else if (c >= '0' && c <= '9') {
+            buf[k++] = (char)c;
+            digits += !is_float;
+        } else if (c == '.' || c == 'e' || c == 'E' || ((c == '+' || c == '-') && (prev == 'e' || prev == 'E'))) {
+            buf[k++] = (char)c;
+            is_float = 1;
+        } else {
+            return -1;
+        }
+        prev = c;
+    }
+    buf[k] = 0;
+    if (!is_float) {
+        if (!digits)
+            return -1;
+        const char *d = buf + int_start;
+        size_t dn = k - int_start;
+        size_t z = 0;
+        while (z + 1 < dn && d[z] == '0')
+            z++;
+        if (z && d[0] == '0') { /* "007": not Python; "000" is 0 */
+            for (size_t q = 0; q < dn; q++)
+                if (d[q] != '0')
+                    return -1;
+        }
+        if (dn - z == 1 && d[z] == '0')
+            neg = 0; /* -0 is 0 */
+        if (neg)
+            out(p, "-", 1);
+        out(p, d + z, dn - z);
+        return 0;
+    }
+    /* float: digits around one '.', an optional exponent with digits */
+    char *end;
+    double v = strtod(buf, &end);
+    if (end != buf + k || k == (size_t)neg)
+        return -1;
+    const char *dot = strchr(buf, '.');
+    const char *e = strpbrk(buf, "eE");
+    if (e && (e == buf + neg || !(e[1] == '+' || e[1] == '-' ? e[2] : e[1])))
+        return -1;
+    if (dot && e && dot > e)
+        return -1;
+    if (v - v != 0) /* inf: json.dumps(allow_nan=False) refuses it */
+        return -1;
+    char num[32];
+    size_t len = tp_format_double(v, num);
+    out(p, num, len);
+    return 0;
+}
+
+/* One byte of a string's content. Returns 1 when the byte closed it. */
+static size_t string_run(tp_parser *p, const uint8_t *s, size_t n, uint64_t base)
+{
+    size_t i = 0;
+    uint8_t q = p->js.lit_pos;
+    int raw = p->js.str_is_key & STR_RAW;
+    while (i < n && p->mode == P_VALUE && p->vkind == V_STR) {
+        if (p->js.num_state == E_NONE) {
+            size_t k = i;
+            while (k < n && s[k] != q && s[k] != '\\')
+                k++;
+            out_esc(p, s + i, k - i);
+            i = k;
+            if (i == n)
+                break;
+            if (s[i] == q) {
+                i++;
+                p->vkind = V_STR_END;
+                break;
+            }
+            i++;
+            p->js.num_state = E_BS;
+            continue;
+        }
+        uint8_t c = s[i];
+        if (p->js.num_state == E_BS) {
+            p->js.num_state = E_NONE;
+            i++;
+            if (raw) { /* r"...": the backslash stays, the next byte too */
+                uint8_t b[2] = {'\\', c};
+                out_esc(p, b, 2);
+                continue;
+            }
+            static const char from[] = "ntr\\'\"abfv0";
+            static const char to[] = "\n\t\r\\'\"\a\b\f\v";
+            const char *f = memchr(from, c, sizeof from - 1);
+            if (f && c != '0') {
+                out_esc(p, (const uint8_t *)&to[f - from], 1);
+            } else if (c == '\n') { /* a line continuation */
+            } else if (c == '\r') {
+                p->js.num_state = E_CR;
+            } else if (c == 'x' || c == 'u' || c == 'U') {
+                p->js.num_state = E_HEX;
+                p->js.u_n = c == 'x' ? 2 : c == 'u' ? 4 : 8;
+                p->js.u_acc = 0;
+            } else if (c >= '0' && c <= '7') {
+                p->js.num_state = E_OCT;
+                p->js.u_n = 2;
+                p->js.u_acc = (uint32_t)(c - '0');
+            } else { /* an unknown escape: Python keeps the backslash */
+                uint8_t b[2] = {'\\', c};
+                if (c == 'N') { /* \N{...}: not read here */
+                    bad_value(p, base + i - 1, q);
+                    return i;
+                }
+                out_esc(p, b, 2);
+            }
+        } else if (p->js.num_state == E_CR) {
+            p->js.num_state = E_NONE;
+            if (c == '\n')
+                i++;
+        } else if (p->js.num_state == E_HEX) {
+            int h = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            if (h < 0) {
+                bad_value(p, base + i, q);
+                return i;
+            }
+            i++;
+            p->js.u_acc = p->js.u_acc * 16 + (uint32_t)h;
+            if (--p->js.u_n == 0) {
+                p->js.num_state = E_NONE;
+                if (p->js.u_acc > 0x10FFFF) {
+                    bad_value(p, base + i - 1, q);
+                    return i;
+                }
+                out_cp(p, p->js.u_acc);
+            }
+        } else { /* E_OCT: up to three octal digits */
+            if (c >= '0' && c <= '7' && p->js.u_n) {
+                p->js.u_acc = p->js.u_acc * 8 + (uint32_t)(c - '0');
+                p->js.u_n--;
+                i++;
+            } else {
+                p->js.u_n = 0;
+            }
+            if (!p->js.u_n) {
+                p->js.num_state = E_NONE;
+                out_cp(p, p->js.u_acc);
+            }
+        }
+    }
+    return i;
+}
+
+/* P_VALUE: one step of the value machine; returns the bytes consumed */
+static size_t value_step(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    uint8_t c = s[0];
+    switch (p->vkind) {
+    case V_STR:
+        return string_run(p, s, n, off);
+    case V_STR_END: /* adjacent literals are one string */
+        if (tp_is_ws(c))
+            return 1;
+        if (c == '"' || c == '\'') {
+            p->js.lit_pos = c;
+            p->js.str_is_key &= (uint8_t)~STR_RAW;
+            p->js.num_state = E_NONE;
+            p->vkind = V_STR;
+            return 1;
+        }
+        out(p, "\"", 1);
+        if (p->js.str_is_key & STR_KEY) {
+            p->vkind = V_COLON;
+        } else {
+            value_done(p);
+        }
+        return 0;
+    case V_COLON:
+        if (tp_is_ws(c))
+            return 1;
+        if (c != ':') {
+            bad_value(p, off, 0);
+            return 0;
+        }
+        out(p, ": ", 2);
+        p->vkind = V_START;
+        return 1;
+    case V_AFTER:
+        if (tp_is_ws(c))
+            return 1;
+        if (c == ',') {
+            p->have_args = 1;
+            p->vkind = in_dict(p) ? V_KEY_START : V_START;
+            return 1;
+        }
+        if (c == ']' || c == '}') {
+            if (close_container(p, c))
+                bad_value(p, off, 0);
+            return 1;
+        }
+        bad_value(p, off, 0);
+        return 0;
+    case V_WORD:
+    case V_NUM:
+        if (is_id(c) || c == '.' || (p->vkind == V_NUM && (c == '+' || c == '-'))) {
+            if (tp_buf_push(&p->pending, c)) {
+                broken(p, TP_ERR_BUFFER_LIMIT, off, 1 + p->js.depth, 0);
+                return 0;
+            }
+            return 1;
+        }
+        if (p->vkind == V_WORD && (c == '"' || c == '\'') && p->pending.len == 1 &&
+            (p->pending.data[0] | 0x20) == 'r') {
+            begin_string(p, c, STR_RAW | (p->js.str_is_key & STR_KEY));
+            tp_buf_clear(&p->pending);
+            return 1;
+        }
+        if (p->vkind == V_WORD && (c == '"' || c == '\'') && p->pending.len == 1 &&
+            (p->pending.data[0] | 0x20) == 'u') {
+            begin_string(p, c, p->js.str_is_key & STR_KEY);
+            tp_buf_clear(&p->pending);
+            return 1;
+        }
+        if ((p->js.str_is_key & STR_KEY) || (p->vkind == V_WORD ? word_done(p) : number_done(p))) {
+            bad_value(p, off, 0);
+            return 0;
+        }
+        tp_buf_clear(&p->pending);
+        value_done(p);
+        return 0;
+    case V_KEY_START:
+    case V_START:
+        if (tp_is_ws(c))
+            return 1;
+        if ((c == ']' || c == '}') && p->js.depth && (p->have_args || p->vkind == V_KEY_START ||
+                                                      !in_dict(p))) {
+            /* empty container, or a trailing comma */
+            if (close_container(p, c))
+                bad_value(p, off, 0);
+            return 1;
+        }
+        if (p->have_args && p->js.depth) {
+            out(p, ", ", 2);
+            p->have_args = 0;
+        }
+        p->js.str_is_key = p->vkind == V_KEY_START ? STR_KEY : 0;
+        if (c == '"' || c == '\'') {
+            begin_string(p, c, p->js.str_is_key);
+            return 1;
+        }
+        if (p->vkind == V_KEY_START) { /* only string keys */
+            if (c == 'r' || c == 'u' || c == 'R' || c == 'U') {
+                p->vkind = V_WORD;
+                tp_buf_clear(&p->pending);
+                tp_buf_push(&p->pending, c);
+                return 1;
+            }
+            bad_value(p, off, 0);
+            return 0;
+        }
+        if (c == '[' || c == '{') {
+            open_container(p, c == '{', off);
+            return 1;
+        }
+        tp_buf_clear(&p->pending);
+        if (is_id0(c)) {
+            p->vkind = V_WORD;
+        } else if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') {
+            p->vkind = V_NUM;
+        } else {
+            bad_value(p, off, 0);
+            return 0;
+        }
+        tp_buf_push(&p->pending, c);
+        return 1;
+    }
+    return 1;
+}
+
+static void py_feed(tp_parser *p, const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && !p->oom) {
+        uint64_t off = p->base + i;
+        uint8_t c = s[i];
+        switch (p->mode) {
+        case P_TEXT: {
+            int match;
+            i += tp_scan_text(p, &text_m, s + i, n - i, &match);
+            if (match == 0) {
+                p->mode = P_OPEN;
+                p->fstate = O_WS;
+                p->trailing_reported = 0;
+                p->call_off = p->base + i - 1;
+                tp_buf_clear(&p->pending);
+                tp_buf_push(&p->pending, '[');
+            } /* <|python_start|>, <|python_end|>: dropped */
+            break;
+        }
+        case P_OPEN: {
+            int used;
+            open_step(p, c, off, &used);
+            i += (size_t)used;
+            break;
+        }
+        case P_KEY: /* fstate: 1 once the keyword has ended */
+            if (tp_is_ws(c)) {
+                p->fstate = p->key.len != 0;
+                i++;
+            } else if (c == ')' && p->key.len == 0) {
+                i++;
+                call_done(p);
+            } else if (is_id(c) && !p->fstate && (p->key.len || is_id0(c))) {
+                if (tp_buf_push(&p->key, c)) {
+                    broken(p, TP_ERR_BAD_NAME, off, 1, 0);
+                    break;
+                }
+                i++;
+            } else if (c == '=' && p->key.len) {
+                i++;
+                key_done(p);
+            } else {
+                broken(p, TP_ERR_BAD_MARKUP, off, 1, 0);
+            }
+            break;
+        case P_VALUE:
+            i += value_step(p, s + i, n - i, off);
+            break;
+        case P_AFTER_ARG:
+            if (tp_is_ws(c)) {
+                i++;
+            } else if (c == ',') {
+                i++;
+                tp_buf_clear(&p->key);
+                p->fstate = 0;
+                p->mode = P_KEY;
+            } else if (c == ')') {
+                i++;
+                call_done(p);
+            } else {
+                broken(p, TP_ERR_BAD_MARKUP, off, 1, 0);
+            }
+            break;
+        case P_AFTER_CALL:
+            if (tp_is_ws(c)) {
+                i++;
+            } else if (c == ',') {
+                i++;
+                p->mode = P_OPEN;
+                p->fstate = O_WS;
+                p->trailing_reported = 1; /* in a list: committed at `(` */
+                tp_buf_clear(&p->pending);
+            } else if (c == ']') {
+                i++;
+                p->mode = P_TEXT;
+                p->node = 0;
+                p->after_call = 1;
+            } else {
+                broken(p, TP_ERR_BAD_MARKUP, off, 1, 0);
+            }
+            break;
+        case P_RESYNC: {
+            /* brackets outside Python strings (' or "), to the list's `]` */
+            size_t k = i;
+            for (; k < n && p->resync_depth; k++) {
+                uint8_t b = s[k];
+                if (p->js.num_state == E_BS)
+                    p->js.num_state = E_NONE;
+                else if (p->resync_str && b == '\\')
+                    p->js.num_state = E_BS;
+                else if (p->resync_str)
+                    p->resync_str = b == p->resync_str ? 0 : p->resync_str;
+                else if (b == '"' || b == '\'')
+                    p->resync_str = b;
+                else if (b == '[' || b == '(' || b == '{')
+                    p->resync_depth++;
+                else if (b == ']' || b == ')' || b == '}')
+                    p->resync_depth--;
+            }
+            i = k;
+            if (!p->resync_depth && p->have_name) {
+                p->mode = P_AFTER_CALL; /* the broken call's `)`: the list goes on */
+            } else if (!p->resync_depth) {
+                p->mode = P_TEXT;
+                p->node = 0;
+                p->after_call = 1;
+            }
+            break;
+        }
+        }
+    }
+}
+
+static void py_finish(tp_parser *p)
+{
+    switch (p->mode) {
+    case P_TEXT:
+        tp_release_held(p, &text_m);
+        break;
+    case P_OPEN:
+        if (p->trailing_reported)
+            tp_call_unterminated(p);
+        else
+            not_a_list(p); /* a `[` and the end: prose */
+        break;
+    case P_RESYNC:
+    case P_AFTER_CALL: /* calls complete, the list's `]` missing */
+        break;
+    default:
+        if (p->discard)
+            p->discard = 0;
+        else
+            tp_call_unterminated(p);
+        break;
+    }
+    tp_text_finish(p);
+}
+
+const tp_format tp_fmt_pythonic = {"pythonic", py_feed, py_finish};
