@@ -490,10 +490,9 @@ static const uint8_t CLS[256] = {
     [' '] = C_WS, ['\t'] = C_WS, ['\n'] = C_WS, ['\r'] = C_WS,
 };
 
-/* Is s[0:n) a JSON number (RFC 8259)? */
-static int number_token(const uint8_t *s, size_t n)
+int tp_json_is_number(const uint8_t *s, size_t n)
 {
-    size_t k = s[0] == '-';
+    size_t k = n && s[0] == '-';
     if (k < n && s[k] == '0')
         k++;
     else if (k < n && s[k] >= '1' && s[k] <= '9')
@@ -535,7 +534,7 @@ static size_t fast_scalar(tp_json *j, const uint8_t *p, size_t i, size_t n, tp_b
     if (CLS[c] & C_NUM) {
         for (e = i + 1; e < n && (CLS[p[e]] & C_NUM); e++)
             ;
-        if (e == n || e - i > 64 || !number_token(p + i, e - i))
+        if (e == n || e - i > 64 || !tp_json_is_number(p + i, e - i))
             return i;
         if (put_number(out, (const char *)p + i, e - i, NULL)) {
             fail(j, TP_ERR_BUFFER_LIMIT, e);

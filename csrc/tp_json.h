@@ -72,6 +72,8 @@ int tp_json_done(const tp_json *j);
 int tp_json_failed(const tp_json *j);
 /* 1 while nothing but whitespace has been consumed */
 int tp_json_not_started(const tp_json *j);
+/* Is s[0:n) a JSON number token (RFC 8259 grammar)? */
+int tp_json_is_number(const uint8_t *s, size_t n);
 
 /* Writes repr(float(s)) as Python prints it. Returns the length. */
 size_t tp_format_double(double v, char *out);

@@ -249,39 +249,6 @@ static int put_int_of(tp_buf *out, double v)
     return len > 0 && (size_t)len < sizeof buf && !tp_buf_append(out, buf, (size_t)len) ? 1 : -2;
 }
 
-/* Is s[0:n) a JSON number token (RFC 8259 grammar)? */
-static int json_number(const uint8_t *s, size_t n)
-{
-    size_t k = 0;
-    if (k < n && s[k] == '-')
-        k++;
-    if (k < n && s[k] == '0')
-        k++;
-    else if (k < n && s[k] >= '1' && s[k] <= '9')
-        while (k < n && s[k] >= '0' && s[k] <= '9')
-            k++;
-    else
-        return 0;
-    if (k < n && s[k] == '.') {
-        size_t d = ++k;
-        while (k < n && s[k] >= '0' && s[k] <= '9')
-            k++;
-        if (k == d)
-            return 0;
-    }
-    if (k < n && (s[k] == 'e' || s[k] == 'E')) {
-        k++;
-        if (k < n && (s[k] == '+' || s[k] == '-'))
-            k++;
-        size_t d = k;
-        while (k < n && s[k] >= '0' && s[k] <= '9')
-            k++;
-        if (k == d)
-            return 0;
-    }
-    return k == n;
-}
-
 /* Python float(s). 1: written (an integral value as an int when
  * `as_written` is 0, or when s has neither "." nor "e"; a value past a
  * double with the digits of s when they are a JSON number, since Python's
@@ -321,7 +288,7 @@ static int py_float(const uint8_t *s, size_t n, int as_written, tp_buf *out)
     if (buf != local)
         free(buf);
     if (!isfinite(v))
-        return json_number(s, n) ? (tp_buf_append(out, s, n) ? -2 : 1) : 0;
+        return tp_json_is_number(s, n) ? (tp_buf_append(out, s, n) ? -2 : 1) : 0;
     if (floor(v) == v && (!as_written || !point))
         return put_int_of(out, v);
     char f[40];
