@@ -472,6 +472,10 @@ static void feed_at(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
     uint64_t base = p->base;
     p->base = off;
     tool_call_feed(p, s, n);
+    /* a call's raw text (lossless: released as text if the stream ends
+     * before the call is announced) is recorded from the bytes the engine
+     * saw, span by span: the think tags taken out are not in it */
+    tp_raw_chunk_end(p, s, n);
     p->base = base;
 }
 
@@ -489,6 +493,7 @@ static void trinity_feed(tp_parser *p, const uint8_t *s, size_t n)
             feed_at(p, s + i, r.text_len, p->base + i);
         i += r.consumed;
     }
+    p->raw_at = n; /* recorded span by span above: nothing of the whole chunk is added after this feed */
 }
 
 static void trinity_finish(tp_parser *p)

@@ -376,3 +376,19 @@ def test_serving_hook_is_installed_by_the_plugin():
     serving_chat = _serving_chat()
 
     assert getattr(serving_chat.OpenAIServingChat._process_tool_calls, "_toolparse_hook", False)
+
+
+@pytest.mark.parametrize("text", [
+    "<think>\n<tool_call>\n{\"nol_c<|toolk",  # fuzz/regress/trinity--think-tag-then-cut-off-call-raw-text
+    "Hi <think>x</think><tool_call>\n{\"name\": \"get_we",
+    "<tool_call><think>\n{\"na</think>me\"",
+])
+def test_trinity_cut_off_call_text_is_what_the_engine_saw(text):
+    """Trinity takes <think>/</think> out before the Qwen2.5 engine; a call
+    cut off before its announcement comes back as the text the engine saw
+    (the tags removed, nothing repeated), at every split."""
+    want = text.replace("<think>", "").replace("</think>", "")
+    one = check_lossless("trinity", text, [text])
+    assert (one.text.lstrip(), one.calls, [e.code for e in one.errors]) == (want.lstrip(), [], ["unterminated"])
+    for chunks in every_split(text):
+        assert streamed("trinity", chunks) == one, chunks
