@@ -18,9 +18,8 @@
  *  - The name runs to `">` (as written, not stripped); a key is the tag's
  *    text, blanks stripped.
  *  - A value ends at NS</KEY> at its own nesting level (an inner element of
- *    the same name does not end it); NS</invoke> and NS</tool_call> also end
- *    it (a missing closing tag is tolerated), as does NS<invoke name=" for
- *    the invoke. Inside an invoke, other bytes between tags are ignored;
+ *    the same name does not end it); NS</invoke> and NS</tool_call> end it
+ *    at any level (closing tags the model left out are tolerated). Inside an invoke, other bytes between tags are ignored;
  *    between invokes, non-blank bytes are prose (text).
  *
  * What streams and what is held:
@@ -427,26 +426,27 @@ static int vtag_byte(tp_parser *p, const nx_row *r, uint8_t c, uint64_t off)
         }
         while (nl && tp_is_ws(nm[nl - 1]))
             nl--;
-        if (p->nx_depth == 0 || p->vkind == VK_STREAM) {
-            int act = nl == p->key.len && memcmp(nm, p->key.data, nl) == 0 ? 1
-                    : eq(nm, nl, r->invoke_end)                              ? 2
-                    : eq(nm, nl, r->block_end)                               ? 3
-                                                                             : 0;
-            if (act) {
-                p->pending.len = p->nx_ns; /* the closing tag is not the value's */
-                value_close(p);
-                p->node = 0;
-                if (act == 1) {
-                    p->mode = M_INV;
-                } else {
-                    end_invoke(p);
-                    p->mode = act == 2 ? M_BLOCK : M_TEXT;
-                }
-                return 1;
+        /* the key's own closing tag at the value's level; the invoke's or
+         * block's at any level (an inner element left open) */
+        int top = p->nx_depth == 0 || p->vkind == VK_STREAM;
+        int act = top && nl == p->key.len && memcmp(nm, p->key.data, nl) == 0 ? 1
+                : eq(nm, nl, r->invoke_end)                                     ? 2
+                : eq(nm, nl, r->block_end)                                      ? 3
+                                                                                : 0;
+        if (act) {
+            p->pending.len = p->nx_ns; /* the closing tag is not the value's */
+            value_close(p);
+            p->node = 0;
+            if (act == 1) {
+                p->mode = M_INV;
+            } else {
+                end_invoke(p);
+                p->mode = act == 2 ? M_BLOCK : M_TEXT;
             }
-        } else {
-            p->nx_depth--;
+            return 1;
         }
+        if (!top)
+            p->nx_depth--;
     } else if (p->vkind != VK_STREAM) {
         p->nx_depth++;
     }
