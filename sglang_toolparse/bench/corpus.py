@@ -271,6 +271,30 @@ def render_kimi_k3(prose: str, calls: Sequence[Call]) -> str:
     return out + "<|open|>tools<|sep|>" + body + "<|close|>tools<|sep|>"
 
 
+_M3_NS = "]<]minimax[>["
+
+
+def _m3_xml(v: Any) -> str:
+    """MiniMax-M3's to_xml: one element per key, one <item> per list entry,
+    booleans as JSON, other scalars as their text, None left out."""
+    if isinstance(v, dict):
+        return "".join("%s<%s>%s%s</%s>" % (_M3_NS, k, _m3_xml(x), _M3_NS, k) for k, x in v.items() if x is not None)
+    if isinstance(v, list):
+        return "".join("%s<item>%s%s</item>" % (_M3_NS, _m3_xml(x), _M3_NS) for x in v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return "" if v is None else str(v)
+
+
+def render_minimax_m3(prose: str, calls: Sequence[Call]) -> str:
+    """MiniMax-M3: `NS<tool_call>\nNS<invoke name="NAME">NS<K>V NS</K>...NS</invoke>\nNS</tool_call>`
+    (NS = `]<]minimax[>[`), values nested as the chat template's to_xml writes them."""
+    if not calls:
+        return prose
+    invokes = "\n".join('%s<invoke name="%s">%s%s</invoke>' % (_M3_NS, n, _m3_xml(a), _M3_NS) for n, a in calls)
+    return prose + _M3_NS + "<tool_call>\n" + invokes + "\n" + _M3_NS + "</tool_call>"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -304,6 +328,7 @@ RENDERERS: Dict[str, Renderer] = {
     "gigachat35": _dsml("tool_calls", "invoke", "parameter", "\uff5cGCML\uff5c"),
     "minicpm5": render_minicpm5,
     "kimi_k3": render_kimi_k3,
+    "minimax_m3": render_minimax_m3,
 }
 
 
@@ -454,6 +479,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "dots": ("<dots_function_call>", "</dots_function_call>"),
     "trinity": ("<tool_call>", "</tool_call>", "<think>", "</think>"),
     "kimi_k3": ("<|open|>", "<|close|>", "<|sep|>"),
+    "minimax_m3": (_M3_NS,),
 }
 
 
