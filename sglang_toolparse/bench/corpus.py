@@ -579,6 +579,37 @@ def make_scenario(key: str) -> Scenario:
     raise ValueError("unknown scenario %r" % key)
 
 
+_M3_LITERALS = {"true": True, "false": False, "null": None}
+
+
+def _m3_carried(v: Any, schema: Any) -> Any:
+    types = schema.get("type") if isinstance(schema, dict) else None
+    if isinstance(v, dict):
+        props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+        return {k: _m3_carried(x, props.get(k)) for k, x in v.items() if x is not None}
+    if isinstance(v, list):
+        items = schema.get("items") if isinstance(schema, dict) else None
+        return [_m3_carried(x, items) for x in v]
+    if types or isinstance(v, bool):
+        return v
+    # an untyped leaf is read back as text: only true/false/null are literals
+    text = "" if v is None else str(v)
+    return _M3_LITERALS.get(text.strip(), text)
+
+
+def _m3_call(name: str, args: Dict[str, Any]) -> Dict[str, Any]:
+    """What MiniMax-M3's template carries of a call's arguments: a None is
+    left out, and inside an object the schema does not describe (the
+    corpus's `options`, `filters`, `env`) a number comes back as its text."""
+    schema = next((t["function"]["parameters"] for t in TOOLS if t["function"]["name"] == name), {})
+    return _m3_carried(args, schema)
+
+
+# formats whose template cannot carry every value of the corpus: the
+# arguments a reader gets back (name, arguments) -> arguments
+CARRIED: Dict[str, Callable[[str, Dict[str, Any]], Dict[str, Any]]] = {"minimax_m3": _m3_call}
+
+
 def render_case(scenario: Scenario, fmt: str, chunk: int = 4, renderer: Optional[Renderer] = None,
                 split_markers: bool = False) -> Case:
     render = renderer or RENDERERS[fmt]
@@ -588,7 +619,8 @@ def render_case(scenario: Scenario, fmt: str, chunk: int = 4, renderer: Optional
         chunks = burst_chunks(text, tokens=tokens)
     else:
         chunks = fixed_chunks(text, chunk, tokens)
-    expected = [(n, _dumps(a)) for n, a in scenario.calls]
+    carried = CARRIED.get(fmt)
+    expected = [(n, _dumps(carried(n, a) if carried else a)) for n, a in scenario.calls]
     return Case(scenario, fmt, text, chunks, expected, scenario.prose)
 
 
