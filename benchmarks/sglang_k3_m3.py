@@ -1,7 +1,6 @@
 """SGLang 0.5.23's `kimi_k3` and `minimax-m3` detectors, measured the way
 benchmarks/template_parsers.py measures the template-driven names (same
-cost and exactness functions), next to `kimi_k3_native` (issue 23 item 1;
-`minimax-m3` has no native row yet).
+cost and exactness functions), next to `kimi_k3_native` and `minimax-m3_native` (issue 23 item 1).
 
     PYTHONPATH=. python benchmarks/sglang_k3_m3.py [--kib 16]
 
@@ -58,6 +57,7 @@ ROWS = {
     "kimi_k3": (dict(tool_call_parser="kimi_k3"), kimi_k3),
     "kimi_k3_native": (dict(tool_call_parser="kimi_k3_native"), kimi_k3),
     "minimax-m3": (dict(tool_call_parser="minimax-m3"), minimax_m3),
+    "minimax-m3_native": (dict(tool_call_parser="minimax-m3_native"), minimax_m3),
 }
 
 

@@ -143,5 +143,7 @@ extern const tp_format tp_fmt_spark25;
 extern const tp_format tp_fmt_hunyuan;
 extern const tp_format tp_fmt_hunyuan_os;
 extern const tp_format tp_fmt_kimi_k3;
+extern const tp_format tp_fmt_minimax_m3; /* fmt_nsxml.c */
+int tp_fmt_nsxml_init(void);
 
 #endif

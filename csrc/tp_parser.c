@@ -33,6 +33,7 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_gigachat35,
     &tp_fmt_minicpm5,
     &tp_fmt_kimi_k3,
+    &tp_fmt_minimax_m3,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];
@@ -47,6 +48,8 @@ int tp_global_init(void)
     if (tp_fmt_glm_init() || tp_fmt_deepseek_init() || tp_fmt_dsml_init() ||
         tp_fmt_kimi_init() || tp_fmt_xmlparam_init() || tp_fmt_trinity_init() ||
         tp_fmt_pythonic_init())
+        return -1;
+    if (tp_fmt_nsxml_init())
         return -1;
     if (tp_fmt_harmony_init())
         return -1;

@@ -123,6 +123,12 @@ struct tp_parser {
     tp_buf raw;
     uint8_t raw_on, raw_over;
     size_t raw_at; /* where recording resumes in the chunk being fed */
+
+    /* fmt_nsxml.c: bytes of the opener matched (or 1 inside a tag after its
+     * `<`), nesting of a held value, and where in `pending` a value's inner
+     * tag began (its NS; blanks after an NS in the tag modes) and its `<` */
+    uint32_t nx_pos, nx_depth;
+    size_t nx_ns, nx_lt;
 };
 
 /* Kinds of declared parameters (schema-typed formats; every tp_kind of

@@ -24,6 +24,7 @@ FORMAT_ALIASES = {
     "step3p5": "qwen3_coder",
     "gpt-oss": "gpt_oss",
     "nanbeige": "qwen3_coder",  # SGLang serves Nanbeige with Qwen3CoderDetector
+    "minimax-m3": "minimax_m3",
 }
 
 # Formats whose argument values are typed by the tools' JSON schemas.
@@ -35,6 +36,7 @@ SCHEMA_TYPED_FORMATS += tuple(f for f in GLM_FAMILY if f not in SCHEMA_TYPED_FOR
 ROW_FORMATS = ("poolside_v1", "spark25", "hunyuan", "hunyuan_os")
 SCHEMA_TYPED_FORMATS += ROW_FORMATS
 XML_FORMATS = ("qwen3_coder", "minimax_m2", "mimo", "dots", "minicpm5")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
+SCHEMA_TYPED_FORMATS += ("minimax_m3",)  # nested values built by minimax_m3_types.py
 
 
 def available_formats() -> List[str]:
@@ -136,6 +138,8 @@ def _compile(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
         return _compile_xml(fmt, schemas)
     if fmt in ROW_FORMATS:
         return _compile_row(fmt, schemas)
+    if fmt == "minimax_m3":
+        return _compile_m3(schemas)
     if fmt not in SCHEMA_TYPED_FORMATS:
         return _compile_untyped(fmt, schemas)
     from sglang_toolparse.glm_types import GlmConverter, compile_tools
@@ -166,6 +170,22 @@ def _compile_row(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
 
     def host() -> RowConverter:  # the few values the core leaves to Python's rules
         return RowConverter(fmt, params)
+
+    return _core.CompiledTools(crow, (), host)
+
+
+def _compile_m3(schemas: Optional[List[Tuple[str, Any]]]) -> Any:
+    from sglang_toolparse.minimax_m3_types import M3Converter, c_rows
+
+    kinds = _core.KINDS
+    tools = schemas or []
+    crow = [(name, kinds[dk], [(k, kinds[kind], mask) for k, kind, mask in params])
+            for name, dk, params in c_rows(tools)]
+    names = [] if schemas is None else [n for n, _ in schemas]
+    crow = [(n, kinds["untyped"], []) for n in names] + crow
+
+    def host() -> M3Converter:  # every value that is not a streamed string
+        return M3Converter(tools)
 
     return _core.CompiledTools(crow, (), host)
 

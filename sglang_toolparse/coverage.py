@@ -15,8 +15,6 @@ NOT_NATIVE: Dict[str, str] = {
     "interns1": _PLANNED,
     "k2_horizon": _PLANNED,
     "lfm2": _PLANNED,
-    "minimax-m3": _PLANNED + " (SGLang's MinimaxM3Detector is already incremental: one 16 KiB argument in "
-                             "4-char chunks cost 0.024 s here, benchmarks/sglang_k3_m3.py)",
     "step3": _PLANNED,
     "muse": _PLANNED + " (a fixed wire format that SGLang rescans per chunk; docs/PARSERS.md)",
     "inkling": _PLANNED + " (a fixed wire format that SGLang rescans per chunk; docs/PARSERS.md)",

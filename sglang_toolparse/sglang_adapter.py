@@ -833,3 +833,26 @@ class KimiK3NativeDetector(NativeDetectorMixin, KimiK3Detector):
     _tp_token_lead = "<|"  # every token of the format begins "<|"
     _tp_forwards_all = True
     parser_name = "kimi_k3_native"
+
+
+# ---- MiniMax-M3 (issue 23): namespaced tag-named XML, nested values -----------
+from sglang.srt.function_call.minimax_m3 import MINIMAX_NS_TOKEN, MinimaxM3Detector  # noqa: E402
+
+
+class MinimaxM3NativeDetector(NativeDetectorMixin, MinimaxM3Detector):
+    """MiniMax-M3 (`]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="NAME">
+    ]<]minimax[>[<KEY>VALUE]<]minimax[>[</KEY>...`, values nested as the chat
+    template's to_xml writes them), native core (csrc/fmt_nsxml.c; nested
+    values built by minimax_m3_types.py). As SGLang's detector, it parses
+    without tools (parses_without_tools): a request without tools keeps
+    every call, whatever its name."""
+
+    _tp_format = "minimax_m3"
+    _tp_markers = (MINIMAX_NS_TOKEN,)
+    _tp_token_lead = MINIMAX_NS_TOKEN  # the core reads nothing else in text
+    parser_name = "minimax-m3_native"
+
+    def _new_parser(self, tools: Any, forward: Optional[bool] = None) -> _CoreParser:
+        if not tools:  # no tools: the call is kept as sent (SGLang: "the history names it")
+            forward = True
+        return super()._new_parser(tools, forward)

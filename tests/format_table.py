@@ -474,6 +474,48 @@ TABLE["kimi_k3"] = FormatSpec(
         "Use " + _K3[0] + " here. " + _K3[0] + "<|open|>call index=\"1\" tool=\"f\"<|sep|>",
     ))
 
+# MiniMax-M3: every tag after the namespace token; values nested as the chat
+# template's to_xml writes them (one element per key, one <item> per list
+# entry, booleans as JSON, other scalars as their text, None left out).
+M3_NS = "]<]minimax[>["
+_M3 = (M3_NS + "<tool_call>", M3_NS + "</tool_call>", M3_NS + '<invoke name="', M3_NS + "</invoke>", M3_NS,
+       M3_NS + "<item>", M3_NS + "</item>", '">')
+
+
+def m3_xml(val) -> str:
+    if isinstance(val, dict):
+        return "".join("%s<%s>%s%s</%s>" % (M3_NS, k, m3_xml(v), M3_NS, k) for k, v in val.items() if v is not None)
+    if isinstance(val, list):
+        return "".join("%s<item>%s%s</item>" % (M3_NS, m3_xml(v), M3_NS) for v in val)
+    if isinstance(val, bool):
+        return json.dumps(val)
+    return "" if val is None else str(val)
+
+
+def render_minimax_m3(name: str, args) -> str:
+    args = json.loads(args) if isinstance(args, str) else args
+    return '%s<invoke name="%s">%s%s</invoke>' % (M3_NS, name, m3_xml(args), M3_NS)
+
+
+def minimax_m3_block(invokes: Sequence[str]) -> str:
+    return _M3[0] + "\n" + "\n".join(invokes) + "\n" + _M3[1]
+
+
+# With tool names only (no schema) a leaf is a string unless it is true,
+# false or null, and nested mappings and lists round-trip
+# (json_args=False: the values are not one JSON value).
+TABLE["minimax_m3"] = FormatSpec(
+    "minimax_m3", _M3, render_call=render_minimax_m3, block=minimax_m3_block, json_args=False,
+    extra_seeds=(
+        # an opener that starts no call, a value without its closing tag, a
+        # nested element of the key's own name, blanks after NS, a stray NS
+        "a " + _M3[0] + " b " + M3_NS + "c",
+        _M3[0] + _M3[2] + 'f">' + M3_NS + "<a>x" + M3_NS + "<b>1" + _M3[1] + " tail",
+        _M3[0] + "\n" + _M3[2] + 'f">' + M3_NS + "<a>" + M3_NS + "<a>1" + M3_NS + "</a>" + M3_NS + "</a>"
+        + M3_NS + " <n> 7 " + M3_NS + " </n>" + _M3[3] + _M3[1],
+        _M3[0] + _M3[2] + 'search">' + M3_NS + "<q>" + M3_NS + "x" + M3_NS + "</q" + M3_NS + "</q>" + _M3[3],
+    ))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

@@ -70,6 +70,7 @@ srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._convert_to_internal_
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._encode_messages | literal | 'kimi_k3' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'hunyuan' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'iquest_q1' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'minimax-m3' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'mistral' | 2
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag | lookup | FunctionCallParser.ToolCallParserEnum.get(self.tool_call_parser) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag | passed | FunctionCallParser(tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer) | 1
@@ -136,12 +137,14 @@ srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k2' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k3' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'ling3' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'mimo' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'minimax-m3' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'mistral' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'nanbeige' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'poolside_v1' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3p5' | 1
 srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'iquest_q1' | 1
+srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'minimax-m3' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'dots' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'gigachat35' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'glm45' | 1
@@ -152,6 +155,7 @@ srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k2' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k3' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'ling3' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'mimo' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'minimax-m3' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'mistral' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'nanbeige' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'poolside_v1' | 1
@@ -174,6 +178,7 @@ srt/parser/template_detection.py | <module> | literal | 'ling3' | 4
 srt/parser/template_detection.py | <module> | literal | 'mimo' | 4
 srt/parser/template_detection.py | <module> | literal | 'minicpm5' | 2
 srt/parser/template_detection.py | <module> | literal | 'minimax-m2' | 1
+srt/parser/template_detection.py | <module> | literal | 'minimax-m3' | 2
 srt/parser/template_detection.py | <module> | literal | 'mistral' | 5
 srt/parser/template_detection.py | <module> | literal | 'poolside_v1' | 4
 srt/parser/template_detection.py | <module> | literal | 'qwen' | 2
@@ -187,6 +192,7 @@ srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'iques
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'kimi_k3' | 3
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'ling3' | 2
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'minimax-m2' | 1
+srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'minimax-m3' | 2
 srt/parser/template_detection.py | _architecture_parser_defaults | key | 'tool_call_parser' | 1
 srt/parser/template_detection.py | _is_mistral | literal | 'mistral' | 1
 srt/parser/template_detection.py | resolve_auto_parsers | key | 'tool_call_parser' | 5

@@ -363,6 +363,15 @@ SPECIAL_TOKENS["hunyuan"] = _GLM_SPECIAL + ("<tool_calls>", "</tool_calls>", "<t
 BUILTIN_DIFFS[("content", "hunyuan", "tokens")] = _LEAK % "\n"
 BUILTIN_DIFFS[("content", "hunyuan", "bursts")] = _LEAK % "\n"
 
+# MiniMax-M3 (issue 23): as its chat template writes it (tests/format_table.py)
+from format_table import M3_NS as _M3_NS  # noqa: E402
+from format_table import minimax_m3_block, render_minimax_m3  # noqa: E402
+
+CANNED["minimax-m3"] = PROSE + "\n" + minimax_m3_block([render_minimax_m3(n, a) for n, a in EXPECTED_CALLS])
+SPECIAL_TOKENS["minimax-m3"] = (_M3_NS,)
+for _c in ("tokens", "bursts"):
+    BUILTIN_DIFFS[("content", "minimax-m3", _c)] = _KEPT_NLS
+
 
 def _cases(kind):
     for native, (_cls, builtin) in sorted(NATIVE_NAMES.items()):

@@ -271,6 +271,30 @@ def render_kimi_k3(prose: str, calls: Sequence[Call]) -> str:
     return out + "<|open|>tools<|sep|>" + body + "<|close|>tools<|sep|>"
 
 
+_M3_NS = "]<]minimax[>["
+
+
+def _m3_xml(v: Any) -> str:
+    """MiniMax-M3's to_xml: one element per key, one <item> per list entry,
+    booleans as JSON, other scalars as their text, None left out."""
+    if isinstance(v, dict):
+        return "".join("%s<%s>%s%s</%s>" % (_M3_NS, k, _m3_xml(x), _M3_NS, k) for k, x in v.items() if x is not None)
+    if isinstance(v, list):
+        return "".join("%s<item>%s%s</item>" % (_M3_NS, _m3_xml(x), _M3_NS) for x in v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return "" if v is None else str(v)
+
+
+def render_minimax_m3(prose: str, calls: Sequence[Call]) -> str:
+    """MiniMax-M3: `NS<tool_call>\nNS<invoke name="NAME">NS<K>V NS</K>...NS</invoke>\nNS</tool_call>`
+    (NS = `]<]minimax[>[`), values nested as the chat template's to_xml writes them."""
+    if not calls:
+        return prose
+    invokes = "\n".join('%s<invoke name="%s">%s%s</invoke>' % (_M3_NS, n, _m3_xml(a), _M3_NS) for n, a in calls)
+    return prose + _M3_NS + "<tool_call>\n" + invokes + "\n" + _M3_NS + "</tool_call>"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -304,6 +328,7 @@ RENDERERS: Dict[str, Renderer] = {
     "gigachat35": _dsml("tool_calls", "invoke", "parameter", "\uff5cGCML\uff5c"),
     "minicpm5": render_minicpm5,
     "kimi_k3": render_kimi_k3,
+    "minimax_m3": render_minimax_m3,
 }
 
 
@@ -454,6 +479,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "dots": ("<dots_function_call>", "</dots_function_call>"),
     "trinity": ("<tool_call>", "</tool_call>", "<think>", "</think>"),
     "kimi_k3": ("<|open|>", "<|close|>", "<|sep|>"),
+    "minimax_m3": (_M3_NS,),
 }
 
 
@@ -553,6 +579,37 @@ def make_scenario(key: str) -> Scenario:
     raise ValueError("unknown scenario %r" % key)
 
 
+_M3_LITERALS = {"true": True, "false": False, "null": None}
+
+
+def _m3_carried(v: Any, schema: Any) -> Any:
+    types = schema.get("type") if isinstance(schema, dict) else None
+    if isinstance(v, dict):
+        props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+        return {k: _m3_carried(x, props.get(k)) for k, x in v.items() if x is not None}
+    if isinstance(v, list):
+        items = schema.get("items") if isinstance(schema, dict) else None
+        return [_m3_carried(x, items) for x in v]
+    if types or isinstance(v, bool):
+        return v
+    # an untyped leaf is read back as text: only true/false/null are literals
+    text = "" if v is None else str(v)
+    return _M3_LITERALS.get(text.strip(), text)
+
+
+def _m3_call(name: str, args: Dict[str, Any]) -> Dict[str, Any]:
+    """What MiniMax-M3's template carries of a call's arguments: a None is
+    left out, and inside an object the schema does not describe (the
+    corpus's `options`, `filters`, `env`) a number comes back as its text."""
+    schema = next((t["function"]["parameters"] for t in TOOLS if t["function"]["name"] == name), {})
+    return _m3_carried(args, schema)
+
+
+# formats whose template cannot carry every value of the corpus: the
+# arguments a reader gets back (name, arguments) -> arguments
+CARRIED: Dict[str, Callable[[str, Dict[str, Any]], Dict[str, Any]]] = {"minimax_m3": _m3_call}
+
+
 def render_case(scenario: Scenario, fmt: str, chunk: int = 4, renderer: Optional[Renderer] = None,
                 split_markers: bool = False) -> Case:
     render = renderer or RENDERERS[fmt]
@@ -562,7 +619,8 @@ def render_case(scenario: Scenario, fmt: str, chunk: int = 4, renderer: Optional
         chunks = burst_chunks(text, tokens=tokens)
     else:
         chunks = fixed_chunks(text, chunk, tokens)
-    expected = [(n, _dumps(a)) for n, a in scenario.calls]
+    carried = CARRIED.get(fmt)
+    expected = [(n, _dumps(carried(n, a) if carried else a)) for n, a in scenario.calls]
     return Case(scenario, fmt, text, chunks, expected, scenario.prose)
 
 
