@@ -113,6 +113,11 @@ class _Counting(_core.StreamParser):
         return super().parse_all(text)
 
 
+def _counting_plain(fmt, text):
+    _Counting.passes += 1
+    return _core.parse_plain(fmt, text)
+
+
 def _oneshot_texts(fmt):
     ms = markers(fmt)
     out = list(seed_responses(fmt))
@@ -138,6 +143,7 @@ def test_one_pass_through_sglang(name, monkeypatch):
     looks = []
     monkeypatch.setattr(ad, "starts_call", lambda *a: looks.append(a) or _core.starts_call(*a))
     monkeypatch.setattr(ad, "_CoreParser", _Counting)
+    monkeypatch.setattr(ad, "parse_plain", _counting_plain)
     declared = {t["function"]["name"] for t in TOOLS}
     reused = 0
     for text in _oneshot_texts(fmt):
