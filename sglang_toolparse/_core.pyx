@@ -825,7 +825,7 @@ cdef int _plain_batch(tp_parser *p, list text, list calls, list args, list cur,
     """Folds one batch into `text` (str pieces) and `calls` ((index, name,
     arguments, id) of each complete call); `cur` holds the open call's
     [name, id], `args` its argument pieces. Returns 1 when the batch holds
-    an event this fold does not take (an error, reasoning, a raw value):
+    an event this fold does not take (an error, a raw value):
     the caller then parses by events. `p` is this call's own parser on the
     C stack: no other code can reach it, so Python code run by an
     allocation here (a finalizer) cannot move the memory read."""
@@ -863,6 +863,8 @@ cdef int _plain_batch(tp_parser *p, list text, list calls, list args, list cur,
         elif e.type == TP_EV_CALL_END:
             calls.append((e.call, cur[0], args[0] if len(args) == 1 else "".join(args), cur[1]))
             del args[:]
+        elif e.type == TP_EV_REASONING:  # not text for the user (SGLang's detector drops it)
+            changed[0] = True
         else:
             return 1
 
@@ -872,10 +874,12 @@ def parse_plain(str format not None, text):
     without event objects, for formats whose values are not typed by the
     tools' schemas: (normal text, calls, changed), calls a list of (index,
     name, arguments, id) of the complete calls, changed True when the
-    parse read a call or markup (the text is not the input). None when the
-    parse reported anything else (an error, a cut-off call, reasoning):
-    the caller then takes StreamParser.parse_all's events, which carry it.
-    Gives what parse_all(text) of StreamParser(format, None) gives."""
+    parse read a call or markup (the text is not the input). Reasoning
+    (Harmony's analysis channel) is left out, as the SGLang detectors drop
+    it. None when the parse reported anything else (an error, a cut-off
+    call): the caller then takes StreamParser.parse_all's events, which
+    carry it. Gives what parse_all(text) of StreamParser(format, None)
+    gives."""
     cdef const tp_format *fmt = tp_format_find(format.encode("utf-8", "surrogatepass"))
     cdef const uint8_t *data
     cdef Py_ssize_t n, at = 0

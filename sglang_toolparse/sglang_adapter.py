@@ -20,7 +20,8 @@ from sglang_toolparse._core import StreamParser as _CoreParser
 from sglang_toolparse._core import parse_plain, starts_call
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS
 from sglang_toolparse.per_request import _protos as _PROTOS
-from sglang_toolparse.per_request import builtin_attr, declared_names, declares_all, prototype, request_tools, start_from, state_of
+from sglang_toolparse.per_request import (builtin_attr, declared_names, declares_all, prototype, request_tools,
+                                          start_from, state_of)
 from sglang_toolparse.result_models import parse_result as _spr
 from sglang_toolparse.result_models import tool_call_item as _tci
 
@@ -341,7 +342,12 @@ class NativeDetectorMixin:
         a check at each hit."""
         lead = self._tp_lead
         if not lead:
-            return min((i for i in map(text.find, self._tp_markers) if i >= 0), default=-1)
+            first = -1
+            for m in self._tp_markers:
+                i = text.find(m)
+                if i >= 0 and (first < 0 or i < first):
+                    first = i
+            return first
         if i is None:
             i = text.find(lead)
         if i < 0 or len(self._tp_markers) == 1:
@@ -391,6 +397,12 @@ class NativeDetectorMixin:
             if found is None:
                 if seen[2]:  # known to be all text: not parsed
                     return _spr(text, [])  # calls given: no copy of the default
+                if not seen[1] and self._tp_untyped:
+                    # no marker, so no call: the request's tools change
+                    # nothing (the text less its stray tokens)
+                    plain = parse_plain(self._tp_format, text)
+                    if plain is not None and not plain[1]:
+                        return _spr(plain[0], [])
             elif type(found) is tuple and declares_all(self._tp_format, tools, found[1]):
                 # its parse_plain (text and complete calls only), which the
                 # request's tools do not change (every call names a declared
@@ -439,15 +451,6 @@ class NativeDetectorMixin:
         if self._tp is None:
             return StreamingParseResult()
         return self._to_result(self._tp.finish())
-
-
-def _calls_or_changed(events: list, text: str) -> bool:
-    """has_tool_call's answer from a whole parse: a call or an error, or
-    text that is not the input (markup was taken out)."""
-    for ev in events:
-        if type(ev) is not Text:
-            return True
-    return "".join([ev.text for ev in events]) != text
 
 
 def _same_with_tools(events: list, names: Any) -> bool:
