@@ -816,3 +816,107 @@ def starts_call(str format not None, text, Py_ssize_t pos=0):
         return bool(found)
     finally:
         tp_parser_free(&p)
+
+
+# ---- one-shot with every name accepted (SGLang's has_tool_call + parse) -----
+
+cdef int _plain_batch(tp_parser *p, list text, list calls, list args, list cur,
+                      const uint8_t *data, Py_ssize_t n, Py_ssize_t *at, bint *changed) except -1:
+    """Folds one batch into `text` (str pieces) and `calls` ((index, name,
+    arguments, id) of each complete call); `cur` holds the open call's
+    [name, id], `args` its argument pieces. Returns 1 when the batch holds
+    an event this fold does not take (an error, a raw value):
+    the caller then parses by events. `p` is this call's own parser on the
+    C stack: no other code can reach it, so Python code run by an
+    allocation here (a finalizer) cannot move the memory read."""
+    cdef size_t k, nev
+    cdef const tp_event *ev
+    cdef const uint8_t *out
+    cdef tp_event e
+    k = 0
+    while True:
+        ev = tp_parser_events(p, &nev)
+        if k >= nev:
+            return 0
+        e = ev[k]
+        out = tp_parser_output(p)
+        k += 1
+        if e.type == TP_EV_TEXT:
+            if not changed[0]:
+                if <size_t>(n - at[0]) < e.len or memcmp(out + e.start, data + at[0], e.len) != 0:
+                    changed[0] = True
+                else:
+                    at[0] += <Py_ssize_t>e.len
+            text.append(PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass"))
+        elif e.type == TP_EV_ARGS:
+            args.append(PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass"))
+        elif e.type == TP_EV_CALL_START:
+            changed[0] = True
+            del args[:]
+            if e.offset:  # the name, then the model's call id
+                cur[0] = PyUnicode_DecodeUTF8(<const char *>out + e.start, <Py_ssize_t>e.offset, "surrogatepass")
+                cur[1] = PyUnicode_DecodeUTF8(<const char *>out + e.start + e.offset,
+                                              <Py_ssize_t>(e.len - <size_t>e.offset), "surrogatepass")
+            else:
+                cur[0] = PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass")
+                cur[1] = None
+        elif e.type == TP_EV_CALL_END:
+            calls.append((e.call, cur[0], args[0] if len(args) == 1 else "".join(args), cur[1]))
+            del args[:]
+        elif e.type == TP_EV_REASONING:  # not text for the user (SGLang's detector drops it)
+            changed[0] = True
+        else:
+            return 1
+
+
+def parse_plain(str format not None, text):
+    """One-shot parse of `text` with every tool name accepted, folded
+    without event objects, for formats whose values are not typed by the
+    tools' schemas: (normal text, calls, changed), calls a list of (index,
+    name, arguments, id) of the complete calls, changed True when the
+    parse read a call or markup (the text is not the input). Reasoning
+    (Harmony's analysis channel) is left out, as the SGLang detectors drop
+    it. None when the parse reported anything else (an error, a cut-off
+    call): the caller then takes StreamParser.parse_all's events, which
+    carry it. Gives what parse_all(text) of StreamParser(format, None)
+    gives."""
+    cdef const tp_format *fmt = tp_format_find(format.encode("utf-8", "surrogatepass"))
+    cdef const uint8_t *data
+    cdef Py_ssize_t n, at = 0
+    cdef bytes keep
+    cdef tp_parser p
+    cdef bint changed = False
+    cdef list pieces = [], calls = [], args = [], cur = [None, None]
+    if fmt == NULL:
+        raise ValueError("unknown format %r; known: %s" % (format, ", ".join(formats())))
+    if type(text) is not str:
+        if not isinstance(text, str):
+            raise TypeError("parse_plain() takes a str, not %s" % type(text).__name__)
+        text = PyUnicode_FromObject(text)
+    if PyUnicode_IS_ASCII(text):
+        data = <const uint8_t *>PyUnicode_DATA(text)
+        n = PyUnicode_GET_LENGTH(text)
+    else:
+        try:
+            data = <const uint8_t *>PyUnicode_AsUTF8AndSize(text, &n)
+        except UnicodeEncodeError:  # lone surrogates
+            keep = (<str>text).encode("utf-8", "surrogatepass")
+            data = <const uint8_t *>keep
+            n = len(keep)
+    # `text` (or `keep`) is held by this frame while the core reads `data`
+    if tp_parser_init(&p, fmt, NULL, TP_FLAG_ACCEPT_ANY) != 0:
+        raise MemoryError()
+    try:
+        if tp_parser_feed(&p, data, <size_t>n) != 0:
+            raise MemoryError()
+        if _plain_batch(&p, pieces, calls, args, cur, data, n, &at, &changed):
+            return None
+        if tp_parser_finish(&p) != 0:
+            raise MemoryError()
+        if _plain_batch(&p, pieces, calls, args, cur, data, n, &at, &changed):
+            return None
+    finally:
+        tp_parser_free(&p)
+    if at != n:
+        changed = True
+    return ("".join(pieces) if len(pieces) != 1 else pieces[0]), calls, changed

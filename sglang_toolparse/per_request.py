@@ -37,7 +37,7 @@ from typing import Any, Dict, Optional, Tuple
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS, compiled_tools
 from sglang_toolparse.tool_specs import usable_tools
 
-__all__ = ["builtin_attr", "declared_names", "prototype", "request_tools", "start_from", "state_of"]
+__all__ = ["builtin_attr", "declared_names", "declares_all", "prototype", "request_tools", "start_from", "state_of"]
 
 # ---- the builtin detector's state, from a prototype --------------------------
 
@@ -191,6 +191,43 @@ def declared_names(fmt: str, tools: Any) -> Any:
         else:
             return names
     return request_tools(fmt, tools).names
+
+
+def declares_all(fmt: str, tools: Any, calls: Any) -> bool:
+    """Whether every call of `calls` ((index, name, arguments, id) of
+    complete calls, as _core.parse_plain gives them) names a tool that a
+    parser made with request_tools(fmt, tools) accepts, with the name
+    written in the call (a Kimi-K2 id `NAME:IDX`, not a bare counter whose
+    tool is inferred from the tools). A few calls are looked up in the list
+    directly, more in declared_names' set."""
+    for call in calls:
+        cid = call[3]
+        if cid is not None and ":" not in cid:
+            return False
+    if not calls:
+        return True
+    if len(calls) > 2 or type(tools) is not list:
+        names = declared_names(fmt, tools)
+        for call in calls:
+            if call[1] not in names:
+                return False
+        return True
+    for call in calls:
+        name = call[1]
+        for tool in tools:
+            if type(tool) is dict:
+                return _in_names(fmt, tools, calls)
+            tname = getattr(getattr(tool, "function", None), "name", None)
+            if tname == name and type(tname) is str:
+                break
+        else:
+            return _in_names(fmt, tools, calls)
+    return True
+
+
+def _in_names(fmt: str, tools: Any, calls: Any) -> bool:
+    names = declared_names(fmt, tools)
+    return all(call[1] in names for call in calls)
 
 
 def _content_key(fmt: str, tools: Any) -> Optional[Tuple[str, Any]]:

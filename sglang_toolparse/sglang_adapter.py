@@ -17,10 +17,13 @@ from sglang.srt.function_call.qwen25_detector import Qwen25Detector
 
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
 from sglang_toolparse._core import StreamParser as _CoreParser
-from sglang_toolparse._core import starts_call
+from sglang_toolparse._core import parse_plain, starts_call
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS
 from sglang_toolparse.per_request import _protos as _PROTOS
-from sglang_toolparse.per_request import builtin_attr, declared_names, prototype, request_tools, start_from, state_of
+from sglang_toolparse.per_request import (builtin_attr, declared_names, declares_all, prototype, request_tools,
+                                          start_from, state_of)
+from sglang_toolparse.result_models import parse_result as _spr
+from sglang_toolparse.result_models import tool_call_item as _tci
 
 logger = logging.getLogger("sglang_toolparse")
 
@@ -213,7 +216,7 @@ class NativeDetectorMixin:
         if not events:
             return StreamingParseResult()
         normal_text, calls = self._to_pair(events)
-        return StreamingParseResult(normal_text=normal_text, calls=calls)
+        return _spr(normal_text, calls)
 
     def stream_pair(self, new_text: str, tools: List[Any]) -> Tuple[str, List[ToolCallItem]]:
         """parse_streaming_increment's result as (normal_text, calls),
@@ -238,7 +241,7 @@ class NativeDetectorMixin:
                 if last is not None and last.tool_index == i and last.name is None:
                     last.parameters += ev.delta
                 else:
-                    calls.append(ToolCallItem(tool_index=i, name=None, parameters=ev.delta))
+                    calls.append(_tci(i, None, ev.delta))
             elif t is CallStart:
                 i = ev.index
                 self.streamed_args_for_tool.open(i)
@@ -252,7 +255,7 @@ class NativeDetectorMixin:
                 self.current_tool_id = i
                 self.current_tool_name_sent = True
                 self.incomplete_tool_call_indices.add(i)
-                calls.append(ToolCallItem(tool_index=i, name=ev.name, parameters=""))
+                calls.append(_tci(i, ev.name, ""))
             elif t is CallEnd:
                 i = ev.index
                 # the arguments as streamed (JSON text), as SGLang's DSML
@@ -281,7 +284,7 @@ class NativeDetectorMixin:
         suffix = closing_suffix(self.streamed_args_for_tool[i])
         if suffix:
             self.streamed_args_for_tool.add(i, suffix)
-            calls.append(ToolCallItem(tool_index=i, name=None, parameters=suffix))
+            calls.append(_tci(i, None, suffix))
 
     # -- SGLang detector interface ----------------------------------------
     def has_tool_call(self, text: str) -> bool:
@@ -296,17 +299,34 @@ class NativeDetectorMixin:
         if seen is not None and seen[0] is text:
             return seen[1]
         pos = text.find(self._tp_lead) if self._tp_lead else 0  # one search, in C, for most texts
-        if pos >= 0 and self._tp_several:
+        # (the untyped formats' parse below shows a call without a search for
+        # each marker, unless the markers share no lead to search for)
+        if pos >= 0 and self._tp_several and (not self._tp_untyped or not self._tp_lead):
             pos = self._tp_first_marker(text, pos)
         if pos < 0:  # no call can start; plain text unless a stray token (an end tag) is dropped
             self._tp_seen = (text, False, self._tp_token_lead not in text, None)
             return False
         if self._tp_untyped:
             # the whole parse, every name accepted, kept: detect_and_parse
-            # takes it when the request's tools would not change it
-            events = _CoreParser(self._tp_format, None).parse_all(text)
-            has = _calls_or_changed(events, text)
-            self._tp_seen = (text, has, not has, events)
+            # takes it when the request's tools would not change it. Folded
+            # in C (parse_plain) unless it reports more than text and
+            # complete calls; those have a marker: no search for one
+            plain = parse_plain(self._tp_format, text)
+            if plain is not None and plain[1]:
+                self._tp_seen = (text, True, False, plain)
+                return True
+            if self._tp_several and self._tp_first_marker(text, pos) < 0:  # no call can start
+                if plain is None:
+                    self._tp_seen = (text, False, False, None)
+                else:  # (a stray token taken out: detect_and_parse takes it)
+                    self._tp_seen = (text, False, not plain[2], plain)
+                return False
+            if plain is None:  # an error (or reasoning, a typed value): a call
+                # whose events the request's tools give (detect_and_parse)
+                self._tp_seen = (text, True, False, None)
+                return True
+            has = plain[2]
+            self._tp_seen = (text, has, not has, plain)
             return has
         # the core (no tools: only the kinds of events matter), the text after
         # the first marker in small pieces until a call shows: a parse gives
@@ -322,7 +342,12 @@ class NativeDetectorMixin:
         a check at each hit."""
         lead = self._tp_lead
         if not lead:
-            return min((i for i in map(text.find, self._tp_markers) if i >= 0), default=-1)
+            first = -1
+            for m in self._tp_markers:
+                i = text.find(m)
+                if i >= 0 and (first < 0 or i < first):
+                    first = i
+            return first
         if i is None:
             i = text.find(lead)
         if i < 0 or len(self._tp_markers) == 1:
@@ -345,7 +370,7 @@ class NativeDetectorMixin:
                 return None
         elif not seen[2]:
             return None
-        return StreamingParseResult(normal_text=text, calls=[])  # calls given: no copy of the default
+        return _spr(text, [])  # calls given: no copy of the default
 
     def _tp_parse_all(self, text: str, tools: List[Any]) -> list:
         """One pass over the whole text: has_tool_call's, when the tools
@@ -354,7 +379,7 @@ class NativeDetectorMixin:
         set: read only when the text calls one (then parsed again with
         forwarding), which gives what a parser made with the flag gives."""
         seen = self._tp_seen
-        if seen is not None and seen[0] is text and seen[3] is not None and \
+        if seen is not None and seen[0] is text and type(seen[3]) is list and \
                 _same_with_tools(seen[3], declared_names(self._tp_format, tools)):
             return seen[3]
         events = self._new_parser(tools, forward=False).parse_all(text)
@@ -366,9 +391,33 @@ class NativeDetectorMixin:
         return events
 
     def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
-        plain = self._tp_plain(text)
-        if plain is not None:  # known to be all text: not parsed
-            return plain
+        seen = self._tp_seen
+        if seen is not None and seen[0] is text:  # has_tool_call looked at this text
+            found = seen[3]
+            if found is None:
+                if seen[2]:  # known to be all text: not parsed
+                    return _spr(text, [])  # calls given: no copy of the default
+                if not seen[1] and self._tp_untyped:
+                    # no marker, so no call: the request's tools change
+                    # nothing (the text less its stray tokens)
+                    plain = parse_plain(self._tp_format, text)
+                    if plain is not None and not plain[1]:
+                        return _spr(plain[0], [])
+            elif type(found) is tuple and declares_all(self._tp_format, tools, found[1]):
+                # its parse_plain (text and complete calls only), which the
+                # request's tools do not change (every call names a declared
+                # tool; Kimi-K2: by its id, not a bare counter)
+                if CALL_OBSERVERS:
+                    for i, name, args, cid in found[1]:
+                        ev = CallEnd(i, name, args, cid)
+                        for obs in CALL_OBSERVERS:
+                            obs(self.parser_name, ev)
+                ONESHOT_INCOMPLETE.set(False)
+                return _spr(found[0], [_tci(i, name, args) for i, name, args, _ in found[1]])
+        else:
+            plain = self._tp_plain(text)
+            if plain is not None:  # known to be all text: not parsed
+                return plain
         calls: List[ToolCallItem] = []
         normal: List[str] = []
         started: dict = {}  # index -> (ToolCallItem, argument pieces) of a call not yet ended
@@ -378,11 +427,11 @@ class NativeDetectorMixin:
             if t is Text:
                 normal.append(ev.text)
             elif t is CallEnd:
-                calls.append(ToolCallItem(tool_index=ev.index, name=ev.name, parameters=ev.arguments))
+                calls.append(_tci(ev.index, ev.name, ev.arguments))
                 for obs in CALL_OBSERVERS:
                     obs(self.parser_name, ev)
             elif t is CallStart:  # a call that then broke or was cut off
-                started[ev.index] = (ToolCallItem(tool_index=ev.index, name=ev.name, parameters=""), [])
+                started[ev.index] = (_tci(ev.index, ev.name, ""), [])
             elif t is ArgsDelta:
                 started[ev.index][1].append(ev.delta)
             elif t is ParseError:
@@ -393,7 +442,7 @@ class NativeDetectorMixin:
                     calls.append(item)
                     incomplete = True
         ONESHOT_INCOMPLETE.set(incomplete)
-        return StreamingParseResult(normal_text="".join(normal), calls=calls)
+        return _spr("".join(normal), calls)
 
     def parse_streaming_increment(self, new_text: str, tools: List[Any]) -> StreamingParseResult:
         return self._to_result(self._stream(tools).feed(new_text))
@@ -402,15 +451,6 @@ class NativeDetectorMixin:
         if self._tp is None:
             return StreamingParseResult()
         return self._to_result(self._tp.finish())
-
-
-def _calls_or_changed(events: list, text: str) -> bool:
-    """has_tool_call's answer from a whole parse: a call or an error, or
-    text that is not the input (markup was taken out)."""
-    for ev in events:
-        if type(ev) is not Text:
-            return True
-    return "".join([ev.text for ev in events]) != text
 
 
 def _same_with_tools(events: list, names: Any) -> bool:

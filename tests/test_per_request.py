@@ -113,6 +113,11 @@ class _Counting(_core.StreamParser):
         return super().parse_all(text)
 
 
+def _counting_plain(fmt, text):
+    _Counting.passes += 1
+    return _core.parse_plain(fmt, text)
+
+
 def _oneshot_texts(fmt):
     ms = markers(fmt)
     out = list(seed_responses(fmt))
@@ -138,6 +143,7 @@ def test_one_pass_through_sglang(name, monkeypatch):
     looks = []
     monkeypatch.setattr(ad, "starts_call", lambda *a: looks.append(a) or _core.starts_call(*a))
     monkeypatch.setattr(ad, "_CoreParser", _Counting)
+    monkeypatch.setattr(ad, "parse_plain", _counting_plain)
     declared = {t["function"]["name"] for t in TOOLS}
     reused = 0
     for text in _oneshot_texts(fmt):
@@ -158,7 +164,7 @@ def test_one_pass_through_sglang(name, monkeypatch):
             continue
         assert not looks
         full = _core.StreamParser(fmt, None).parse_all(text)
-        clean = all(type(ev) is Text or (type(ev) is CallEnd and ev.name in declared
+        clean = all(type(ev) in (Text, _core.Reasoning) or (type(ev) is CallEnd and ev.name in declared
                                           and (ev.id is None or ":" in ev.id)) for ev in full)
         if any(m in text for m in cls._tp_markers):
             assert _Counting.passes == (1 if clean or not has else 2), text
@@ -354,3 +360,79 @@ def test_hunyuan_state_once_per_tokenizer(monkeypatch):
     assert a.incomplete_tool_call_indices is not b.incomplete_tool_call_indices
     bare = ad.HunyuanNativeDetector()  # another tokenizer (none): its own spellings
     assert (bare._tp_format, bare.bot_token) == ("hunyuan", "<tool_calls>")
+
+
+def _fold(events):
+    """parse_plain's answer from parse_all's events (None: more than text,
+    reasoning and complete calls)."""
+    if any(type(ev) not in (Text, CallEnd, _core.Reasoning) for ev in events):
+        return None
+    calls = [(ev.index, ev.name, ev.arguments, ev.id) for ev in events if type(ev) is CallEnd]
+    return "".join(ev.text for ev in events if type(ev) is Text), calls
+
+
+UNTYPED = sorted({_cls(n)._tp_format for n in CLASSES if _cls(n)._tp_untyped})
+
+
+@pytest.mark.parametrize("fmt", UNTYPED)
+def test_parse_plain_is_parse_all_folded(fmt):
+    """has_tool_call's one-shot fold (no event objects) gives what
+    parse_all's events give, and None whenever they hold more than text and
+    complete calls (an error, a cut-off call, reasoning)."""
+    texts = _oneshot_texts(fmt) + ["", "héllo ✓", "\ud800 x"]
+    texts += [t[: len(t) // 2] for t in seed_responses(fmt)]  # cut off
+    texts += ["é " + t + " ✓" for t in seed_responses(fmt)]
+    for text in texts:
+        events = _core.StreamParser(fmt, None).parse_all(text)
+        got = _core.parse_plain(fmt, text)
+        want = _fold(events)
+        if want is None:
+            assert got is None, text
+            continue
+        changed = bool(want[1]) or want[0] != text or any(type(ev) is _core.Reasoning for ev in events)
+        assert got == (want[0], want[1], changed), text
+    with pytest.raises(ValueError):
+        _core.parse_plain("nope", "x")
+    with pytest.raises(TypeError):
+        _core.parse_plain(fmt, b"x")
+
+
+def test_declares_all():
+    from sglang.srt.entrypoints.openai.protocol import Tool
+
+    models = [Tool(**t) for t in TOOLS]
+    call = lambda name, cid=None: (0, name, "{}", cid)  # noqa: E731
+    assert per_request.declares_all("qwen25", models, [])
+    assert per_request.declares_all("qwen25", models, [call("search")])
+    assert per_request.declares_all("qwen25", models, [call("search"), call("lookup"), call("get_weather")])
+    assert not per_request.declares_all("qwen25", models, [call("other")])
+    assert not per_request.declares_all("qwen25", models, [call("search"), call("search"), call("other")])
+    assert per_request.declares_all("qwen25", TOOLS, [call("search")])  # dicts: by declared_names
+    assert not per_request.declares_all("qwen25", TOOLS + ["x"], [call("x2")])
+    assert per_request.declares_all("kimi_k2", models, [call("search", "functions.search:0")])
+    assert not per_request.declares_all("kimi_k2", models, [call("search", "3")])  # a bare counter
+    assert not per_request.declares_all("qwen25", [], [call("search")])
+    assert not per_request.declares_all("qwen25", None, [call("search")])
+
+
+def test_result_models_equal_validated_ones(monkeypatch):
+    """ToolCallItem / StreamingParseResult built without validation have
+    the validated objects' state; a model that is not plain BaseModel
+    data (here: one declared so) gets the validating constructors."""
+    from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
+
+    from sglang_toolparse import result_models as rm
+
+    assert rm.FAST  # the installed pydantic and SGLang were checked
+    for args in ((0, "f", '{"a": "é"}'), (7, None, ""), (2, "g", "x")):
+        a, b = rm.tool_call_item(*args), ToolCallItem(tool_index=args[0], name=args[1], parameters=args[2])
+        assert a.__getstate__() == b.__getstate__() and a.model_dump_json() == b.model_dump_json()
+        a.parameters += "y"  # still a model that can be changed
+        assert a.parameters == args[2] + "y"
+    calls = [rm.tool_call_item(0, "f", "{}")]
+    r = rm.parse_result("t", calls)
+    v = StreamingParseResult(normal_text="t", calls=[ToolCallItem(tool_index=0, name="f", parameters="{}")])
+    assert r.__getstate__() == v.__getstate__() and r == v and r.model_dump() == v.model_dump()
+    assert r.model_dump(exclude_unset=True) == v.model_dump(exclude_unset=True)
+    monkeypatch.setattr(rm, "_plain_model", lambda cls, fields: False)
+    assert rm._checked() is None
