@@ -13,6 +13,18 @@
  * Arcee Trinity (trinity) is the qwen25 row read after removing <think> /
  * </think> (a filter in front of the engine, at the end of this file).
  *
+ *   jsonarray:      [{"name": ..., "parameters": ...}, {...}]
+ *
+ * Rows with `array` set read the calls as the elements of a JSON array:
+ * the tag is the array's `[` (with a lead marker before it in rows that
+ * have one), `,` is the byte between calls and the array's `]` closes the
+ * section (markup, like an end tag; the whitespace before it is
+ * formatting). jsonarray is what SGLang's JsonArrayParser reads: the output
+ * of tool_choice="required" or a named tool when the server's detector
+ * does not own its format under constraints (the JSON schema of
+ * sglang/srt/function_call/utils.py get_json_schema_constraint: an array of
+ * {"name", "parameters"} objects; a single bare object is read as well).
+ *
  * The call object is read key by key: "name" is decoded into a buffer and
  * checked against the tools as soon as it closes; "arguments" (or
  * "parameters") streams through the JSON normalizer straight into argument
@@ -70,13 +82,15 @@ typedef struct {
     int text_end, skip_end, skip_open; /* marker indices (-1: none) */
     tp_matcher text_m;                 /* tag, stray end tag */
     tp_matcher end_m;                  /* end tag, tag (a missing end tag) */
+    uint8_t array;       /* the calls are a JSON array's elements: `]` ends the section */
 } jt_row;
 
 static jt_row ROWS[] = {
     {"<tool_call>", "</tool_call>", 0, 0, 0, 0, 0, 0, 0, {0}, {0}}, /* qwen25, hermes */
     {"<|python_tag|>", NULL, ';', 1, 0, 0, 0, 0, 0, {0}, {0}},      /* llama3 */
+    {.tag = "[", .sep = ',', .bare_start = 1, .array = 1},           /* jsonarray */
 };
-enum { ROW_TOOL_CALL, ROW_LLAMA3 };
+enum { ROW_TOOL_CALL, ROW_LLAMA3, ROW_JSONARRAY };
 
 int tp_fmt_jsontag_init(void)
 {
@@ -239,6 +253,14 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
                     k++;
                 tp_text(p, s + i, k - i);
                 i = k;
+            } else if (w->array && s[i] == ']') {
+                /* the array closes: markup, and the whitespace held
+                 * before it formatting (after_call stays set: whitespace
+                 * up to the end of the stream is formatting too) */
+                tp_buf_clear(&p->ws);
+                p->ws_long = 0;
+                p->mode = M_TEXT;
+                i++;
             } else if (s[i] == w->sep) {
                 tp_buf_clear(&p->pending);
                 tp_buf_push(&p->pending, s[i]);
@@ -457,6 +479,8 @@ static void tool_call_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p
 static void tool_call_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_TOOL_CALL]); }
 static void llama3_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_LLAMA3], s, n); }
 static void llama3_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_LLAMA3]); }
+static void jsonarray_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_JSONARRAY], s, n); }
+static void jsonarray_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_JSONARRAY]); }
 
 /* ---- Trinity: the same format read after removing <think> and </think> ----
  * SGLang's TrinityDetector removes every <think> and </think> from the
@@ -516,3 +540,4 @@ const tp_format tp_fmt_qwen25 = {"qwen25", tool_call_feed, tool_call_finish};
 const tp_format tp_fmt_hermes = {"hermes", tool_call_feed, tool_call_finish};
 const tp_format tp_fmt_llama3 = {"llama3", llama3_feed, llama3_finish};
 const tp_format tp_fmt_trinity = {"trinity", trinity_feed, trinity_finish};
+const tp_format tp_fmt_jsonarray = {"jsonarray", jsonarray_feed, jsonarray_finish};

@@ -143,5 +143,6 @@ extern const tp_format tp_fmt_spark25;
 extern const tp_format tp_fmt_hunyuan;
 extern const tp_format tp_fmt_hunyuan_os;
 extern const tp_format tp_fmt_kimi_k3;
+extern const tp_format tp_fmt_jsonarray; /* fmt_jsontag.c */
 
 #endif

@@ -833,3 +833,30 @@ class KimiK3NativeDetector(NativeDetectorMixin, KimiK3Detector):
     _tp_token_lead = "<|"  # every token of the format begins "<|"
     _tp_forwards_all = True
     parser_name = "kimi_k3_native"
+
+
+# ---- tool_choice="required" / a named tool (issue 19 item 3): the JSON array --
+from sglang.srt.function_call.json_array_parser import JsonArrayParser  # noqa: E402
+
+
+class NativeJsonArrayParser(NativeDetectorMixin, JsonArrayParser):
+    """What SGLang's serving layer streams with for `tool_choice="required"`
+    or a named tool when the server's detector does not own its format
+    under constraints (`FunctionCallParser.owns_tool_format()` false): the
+    constrained output `[{"name": ..., "parameters": {...}}, ...]` (or one
+    bare object), read by the native core (the `jsonarray` row of
+    fmt_jsontag.c), arguments streamed as generated. A drop-in subclass of
+    JsonArrayParser (the serving layer checks `isinstance(parser,
+    JsonArrayParser)` and reads prev_tool_call_arr / streamed_args_for_tool
+    at the end). As JsonArrayParser, a call of an undeclared name is never
+    forwarded, whatever SGLANG_FORWARD_UNKNOWN_TOOLS says. The serving hooks
+    (serving_hooks.py) make it in place of JsonArrayParser for servers whose
+    --tool-call-parser is one of this package's detectors."""
+
+    _tp_format = "jsonarray"
+    _tp_markers = ("[", "{")
+    _tp_token_lead = "["
+    parser_name = "jsonarray_native"
+
+    def _new_parser(self, tools: Any, forward: Optional[bool] = None) -> _CoreParser:
+        return super()._new_parser(tools, forward=False)

@@ -474,6 +474,19 @@ TABLE["kimi_k3"] = FormatSpec(
         "Use " + _K3[0] + " here. " + _K3[0] + "<|open|>call index=\"1\" tool=\"f\"<|sep|>",
     ))
 
+# tool_choice="required" / a named tool: the JSON array SGLang's schema
+# constraint makes a model write (the jsonarray row of fmt_jsontag.c)
+TABLE["jsonarray"] = FormatSpec(
+    "jsonarray", ("[", "{\"", ",", "]", '"name"', '"parameters"', '"arguments"'),
+    render_call=lambda n, a: '{"name": %s, "parameters": %s}' % (json.dumps(n, ensure_ascii=False), a),
+    block=lambda calls: "[" + ", ".join(calls) + "]",
+    extra_seeds=(
+        '{"name": "f", "parameters": {"a": [1, 2.50]}}',
+        '[\n  {"parameters": {"q": "]"}, "name": "search"},\n  {"name": "f", "arguments": {}}\n] tail',
+        "see [1] and [ {x} [] [{\"name\": \"nope\", \"parameters\": {}}, {\"name\": \"f\"}",
+        '[{"name": "f", "parameters": {"a": 1}, "x": }, {"name": "f", "parameters": {"s": "\x01"}}',
+    ))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",
