@@ -10,6 +10,9 @@ calls), one call with a 16 KiB and a 64 KiB string argument, each fed in
 4-character chunks and in bursts of 20-200 characters; a burst of ten calls.
 Columns: CPU per chunk, total, and how much of the long argument was sent
 before its call's object closed (streamed as generated, or held).
+Then Mistral's pre-v11 array form (`[TOOL_CALLS] [{...}]`) through
+FunctionCallParser, `mistral` next to `mistral_native` (--only-mistral:
+just those rows).
 """
 from __future__ import annotations
 
@@ -85,10 +88,58 @@ def run(cls, chunks):
     return dt, args, (sent_before or 0) / full if full else 0.0
 
 
+def mistral_rows(repeat):
+    """Mistral's pre-v11 array form through FunctionCallParser: `mistral`
+    (SGLang's MistralDetector) next to `mistral_native` (the mistral-array
+    row). Only the first call is compared: SGLang's streaming keeps only the
+    first call of the array form (docs/PARSERS.md)."""
+    from sglang.srt.function_call.function_call_parser import FunctionCallParser
+    from sglang.srt.plugins import load_plugins
+
+    load_plugins()
+
+    def pre_v11(calls):
+        return "[TOOL_CALLS] [" + ", ".join(
+            json.dumps({"name": n, "arguments": a}, ensure_ascii=False)[:-1] + ', "id": "a1B2c3D4e"}'
+            for n, a in calls) + "]"
+
+    cases = {
+        "chat": pre_v11([("get_weather", {"city": "Paris", "days": 3})]),
+        "16 KiB arg": pre_v11([("write_file", {"path": "a.txt", "content": big(16 * 1024)})]),
+    }
+
+    def go(name, chunks):
+        p = FunctionCallParser(TOOLS, name)
+        args = {}
+        t0 = time.process_time()
+        for c in chunks:
+            for it in p.parse_stream_chunk(c)[1]:
+                args[it.tool_index] = args.get(it.tool_index, "") + it.parameters
+        for it in p.parse_stream_end()[1]:
+            args[it.tool_index] = args.get(it.tool_index, "") + it.parameters
+        return time.process_time() - t0, args
+
+    print("\n| Mistral pre-v11 case | chunking | chunks | mistral µs/chunk | mistral_native µs/chunk | ratio | "
+          "same first call |")
+    print("|---|---|---|---|---|---|---|")
+    for name, text in cases.items():
+        for cname, chunker in (("4-char", fixed), ("bursts", bursts)):
+            chunks = chunker(text)
+            s = min((go("mistral", chunks) for _ in range(repeat)), key=lambda r: r[0])
+            n = min((go("mistral_native", chunks) for _ in range(repeat)), key=lambda r: r[0])
+            print("| %s | %s | %d | %.2f | %.2f | %.1fx | %s |" % (
+                name, cname, len(chunks), s[0] / len(chunks) * 1e6, n[0] / len(chunks) * 1e6,
+                s[0] / n[0] if n[0] else float("inf"), s[1].get(0) == n[1].get(0)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--only-mistral", action="store_true")
     a = ap.parse_args()
+    if a.only_mistral:
+        mistral_rows(a.repeat)
+        return
     print("| case | chunking | chunks | JsonArrayParser µs/chunk | native µs/chunk | ratio | "
           "args before close (SGLang / native) | same arguments |")
     print("|---|---|---|---|---|---|---|---|")
@@ -103,6 +154,7 @@ def main():
             print("| %s | %s | %d | %.2f | %.2f | %.1fx | %.0f%% / %.0f%% | %s |" % (
                 name, cname, len(chunks), s[0] / len(chunks) * 1e6, n[0] / len(chunks) * 1e6,
                 s[0] / n[0] if n[0] else float("inf"), s[2] * 100, n[2] * 100, s[1] == n[1]))
+    mistral_rows(a.repeat)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@
  * </think> (a filter in front of the engine, at the end of this file).
  *
  *   jsonarray:      [{"name": ..., "parameters": ...}, {...}]
+ *   mistral (pre-v11, taken over from fmt_deepseek.c's mistral row):
+ *                   [TOOL_CALLS] [{"name": ..., "arguments": ..., "id": ...}, {...}]
  *
  * Rows with `array` set read the calls as the elements of a JSON array:
  * the tag is the array's `[` (with a lead marker before it in rows that
@@ -24,6 +26,8 @@
  * does not own its format under constraints (the JSON schema of
  * sglang/srt/function_call/utils.py get_json_schema_constraint: an array of
  * {"name", "parameters"} objects; a single bare object is read as well).
+ * Rows with `array_open` have a lead tag before the array (`[TOOL_CALLS]`):
+ * the tag, whitespace and the `[` are held until `{` shows a call.
  *
  * The call object is read key by key: "name" is decoded into a buffer and
  * checked against the tools as soon as it closes; "arguments" (or
@@ -83,14 +87,16 @@ typedef struct {
     tp_matcher text_m;                 /* tag, stray end tag */
     tp_matcher end_m;                  /* end tag, tag (a missing end tag) */
     uint8_t array;       /* the calls are a JSON array's elements: `]` ends the section */
+    uint8_t array_open;  /* the tag is a lead marker: whitespace and the array's `[` follow it */
 } jt_row;
 
 static jt_row ROWS[] = {
     {"<tool_call>", "</tool_call>", 0, 0, 0, 0, 0, 0, 0, {0}, {0}}, /* qwen25, hermes */
     {"<|python_tag|>", NULL, ';', 1, 0, 0, 0, 0, 0, {0}, {0}},      /* llama3 */
     {.tag = "[", .sep = ',', .bare_start = 1, .array = 1},           /* jsonarray */
+    {.tag = "[TOOL_CALLS]", .sep = ',', .array = 1, .array_open = 1}, /* mistral, pre-v11 array form */
 };
-enum { ROW_TOOL_CALL, ROW_LLAMA3, ROW_JSONARRAY };
+enum { ROW_TOOL_CALL, ROW_LLAMA3, ROW_JSONARRAY, ROW_MISTRAL_ARRAY };
 
 int tp_fmt_jsontag_init(void)
 {
@@ -117,6 +123,7 @@ int tp_fmt_jsontag_init(void)
  * held bare `{` (Llama 3) with what was held before it. */
 static void start_call(tp_parser *p, uint64_t off)
 {
+    p->fstate = 0;
     p->mode = M_OPEN;
     p->call_off = off;
     p->discard = 0;
@@ -301,7 +308,10 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
             if (tp_is_ws(s[i]) && p->pending.len < TP_WS_HOLD_MAX &&
                 tp_buf_push(&p->pending, s[i]) == 0) {
                 i++;
-            } else if (s[i] == '{') {
+            } else if (w->array_open && s[i] == '[' && !p->fstate && tp_buf_push(&p->pending, '[') == 0) {
+                p->fstate = 1; /* the array's `[` after the lead tag (held as the whitespace is) */
+                i++;
+            } else if (s[i] == '{' && (!w->array_open || p->fstate)) {
                 object_begins(p); /* whitespace before the tag: formatting */
                 i++;
             } else {
@@ -481,6 +491,18 @@ static void llama3_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &
 static void llama3_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_LLAMA3]); }
 static void jsonarray_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_JSONARRAY], s, n); }
 static void jsonarray_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_JSONARRAY]); }
+
+/* Mistral's pre-v11 form, `[TOOL_CALLS] [{"name": ..., "arguments": ...}, ...]`:
+ * fmt_deepseek.c's mistral row reads `[TOOL_CALLS]` and, where `[{` follows
+ * it, hands the stream over to this row from the first key of the call
+ * object on (the rest of the output is read in the array form) */
+void tp_jsontag_mistral_array_enter(tp_parser *p, uint64_t call_off)
+{
+    start_call(p, call_off);
+    object_begins(p);
+}
+void tp_jsontag_mistral_array_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_MISTRAL_ARRAY], s, n); }
+void tp_jsontag_mistral_array_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_MISTRAL_ARRAY]); }
 
 /* ---- Trinity: the same format read after removing <think> and </think> ----
  * SGLang's TrinityDetector removes every <think> and </think> from the

@@ -590,7 +590,8 @@ class MistralNativeDetector(NativeDetectorMixin, MistralDetector):
     """Mistral Small/Medium/Large 3.x, Devstral, Magistral (v11+ tokenizers:
     `[TOOL_CALLS]NAME[ARGS]{...}`, `[CALL_ID]ID` before `[ARGS]` where the
     tokenizer writes ids), native core (a row of fmt_deepseek.c). The pre-v11
-    array form `[TOOL_CALLS][{...}]` is not read natively (it stays text)."""
+    array form `[TOOL_CALLS] [{"name": ..., "arguments": ..., "id": ...}]`
+    is read by the JSON-array engine's mistral-array row (fmt_jsontag.c)."""
 
     _tp_format = "mistral"
     _tp_markers = ("[TOOL_CALLS]",)

@@ -245,6 +245,11 @@ TABLE["mistral"] = FormatSpec(
         "See [1] and a[0]. [TOOL_CALLS]f[CALL_ID]a1B2c3D4e[ARGS]{\"a\": [1]}[TOOL_CALLS] search [ARGS] {} ] tail",
         '[TOOL_CALLS] [{"name": "f", "arguments": {}}] [TOOL_CALLS]nope[ARGS]{"x": "]"}[TOOL_CALLS]f[ARGS]oops',
         "[TOOL_CALLS]f[TOOL_CALLS]f[CALL_ID][CALL_ID]x[ARGS]{\"s\": \"\x01\"}]}]x",
+        # the pre-v11 array form (fmt_jsontag.c's mistral-array row), then its corner cases
+        'Hi [TOOL_CALLS] [{"name": "f", "arguments": {"a": [1]}, "id": "a1B2c3D4e"}, '
+        '{"name": "search", "arguments": {}, "id": "Z9y8X7w6v"}] ok [TOOL_CALLS][{"name": "f"}]',
+        '[TOOL_CALLS][{"name": "f", "arguments": {}, oops}, {"name": "f", "arguments": {"s": "]"}}',
+        '[TOOL_CALLS] [{"name": "f", "arguments": {}}] [TOOL_CALLS]f[ARGS]{} [TOOL_CALLS] [x',
     ))
 
 
