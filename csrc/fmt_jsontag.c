@@ -16,6 +16,8 @@
  *   jsonarray:      [{"name": ..., "parameters": ...}, {...}]
  *   mistral (pre-v11, taken over from fmt_deepseek.c's mistral row):
  *                   [TOOL_CALLS] [{"name": ..., "arguments": ..., "id": ...}, {...}]
+ *   cohere_command4: <|START_ACTION|>[{"tool_call_id": "0", "tool_name": ...,
+ *                   "parameters": ...}, ...]<|END_ACTION|>
  *
  * Rows with `array` set read the calls as the elements of a JSON array:
  * the tag is the array's `[` (with a lead marker before it in rows that
@@ -27,7 +29,12 @@
  * sglang/srt/function_call/utils.py get_json_schema_constraint: an array of
  * {"name", "parameters"} objects; a single bare object is read as well).
  * Rows with `array_open` have a lead tag before the array (`[TOOL_CALLS]`):
- * the tag, whitespace and the `[` are held until `{` shows a call.
+ * the tag, whitespace and the `[` are held until `{` shows a call. An
+ * array row with an end tag (Cohere) expects it after the `]`; a broken
+ * element is skipped to its own `}` and the next one is read. A row's
+ * `name_key` names the call in place of "name" (Cohere: "tool_name";
+ * "name" is read too, as SGLang's detector does); other keys
+ * ("tool_call_id", Mistral's "id") are validated and dropped.
  *
  * The call object is read key by key: "name" is decoded into a buffer and
  * checked against the tools as soon as it closes; "arguments" (or
@@ -88,6 +95,7 @@ typedef struct {
     tp_matcher end_m;                  /* end tag, tag (a missing end tag) */
     uint8_t array;       /* the calls are a JSON array's elements: `]` ends the section */
     uint8_t array_open;  /* the tag is a lead marker: whitespace and the array's `[` follow it */
+    const char *name_key; /* the name's key besides "name" (NULL: none) */
 } jt_row;
 
 static jt_row ROWS[] = {
@@ -95,8 +103,10 @@ static jt_row ROWS[] = {
     {"<|python_tag|>", NULL, ';', 1, 0, 0, 0, 0, 0, {0}, {0}},      /* llama3 */
     {.tag = "[", .sep = ',', .bare_start = 1, .array = 1},           /* jsonarray */
     {.tag = "[TOOL_CALLS]", .sep = ',', .array = 1, .array_open = 1}, /* mistral, pre-v11 array form */
+    {.tag = "<|START_ACTION|>", .end_tag = "<|END_ACTION|>", .sep = ',', .array = 1, .array_open = 1,
+     .name_key = "tool_name"},                                        /* cohere_command4 */
 };
-enum { ROW_TOOL_CALL, ROW_LLAMA3, ROW_JSONARRAY, ROW_MISTRAL_ARRAY };
+enum { ROW_TOOL_CALL, ROW_LLAMA3, ROW_JSONARRAY, ROW_MISTRAL_ARRAY, ROW_COHERE4 };
 
 int tp_fmt_jsontag_init(void)
 {
@@ -149,7 +159,8 @@ static void broken(tp_parser *p, const jt_row *w, int code, uint64_t off)
     tp_call_fail(p, code, off);
     tp_buf_clear(&p->pending);
     tp_buf_shrink(&p->pending, 0);
-    p->mode = w->end_tag ? M_SKIP : M_RESYNC;
+    /* an array's element is skipped to its own end: the next one is read */
+    p->mode = w->end_tag && !w->array ? M_SKIP : M_RESYNC;
     p->node = 0;
     tp_resync_start(p, j, 1); /* the call object encloses the value */
 }
@@ -181,7 +192,7 @@ static void object_done(tp_parser *p, const jt_row *w, uint64_t off)
     if (!p->have_name) {
         tp_buf_clear(&p->pending);
         broken(p, w, TP_ERR_MISSING_NAME, off);
-        if (!w->end_tag) { /* the object is complete: nothing to skip */
+        if (!w->end_tag || w->array) { /* the object is complete: nothing to skip */
             p->after_call = 1;
             p->mode = M_SEP;
         }
@@ -196,7 +207,7 @@ static void object_done(tp_parser *p, const jt_row *w, uint64_t off)
     } else {
         p->after_call = 1;
     }
-    p->mode = w->end_tag ? M_END_TAG : M_SEP;
+    p->mode = w->end_tag && !w->array ? M_END_TAG : M_SEP;
     p->node = 0;
 }
 
@@ -266,7 +277,8 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
                  * up to the end of the stream is formatting too) */
                 tp_buf_clear(&p->ws);
                 p->ws_long = 0;
-                p->mode = M_TEXT;
+                p->mode = w->end_tag ? M_END_TAG : M_TEXT;
+                p->node = 0;
                 i++;
             } else if (s[i] == w->sep) {
                 tp_buf_clear(&p->pending);
@@ -361,7 +373,7 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
             i++;
             p->first = 0;
             p->mode = M_VALUE;
-            if (key_is(p, "name")) {
+            if (key_is(p, "name") || (w->name_key && key_is(p, w->name_key))) {
                 if (p->have_name) {
                     broken(p, w, TP_ERR_BAD_NAME, off);
                     break;
@@ -490,6 +502,8 @@ static void tool_call_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_TOOL_CALL]);
 static void llama3_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_LLAMA3], s, n); }
 static void llama3_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_LLAMA3]); }
 static void jsonarray_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_JSONARRAY], s, n); }
+static void cohere4_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_COHERE4], s, n); }
+static void cohere4_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_COHERE4]); }
 static void jsonarray_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_JSONARRAY]); }
 
 /* Mistral's pre-v11 form, `[TOOL_CALLS] [{"name": ..., "arguments": ...}, ...]`:
@@ -563,3 +577,4 @@ const tp_format tp_fmt_hermes = {"hermes", tool_call_feed, tool_call_finish};
 const tp_format tp_fmt_llama3 = {"llama3", llama3_feed, llama3_finish};
 const tp_format tp_fmt_trinity = {"trinity", trinity_feed, trinity_finish};
 const tp_format tp_fmt_jsonarray = {"jsonarray", jsonarray_feed, jsonarray_finish};
+const tp_format tp_fmt_cohere_command4 = {"cohere_command4", cohere4_feed, cohere4_finish};

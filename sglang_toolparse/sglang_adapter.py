@@ -861,3 +861,20 @@ class NativeJsonArrayParser(NativeDetectorMixin, JsonArrayParser):
 
     def _new_parser(self, tools: Any, forward: Optional[bool] = None) -> _CoreParser:
         return super()._new_parser(tools, forward=False)
+
+
+# ---- Cohere Command A (issue 23): a row of the JSON-array engine ---------------
+from sglang.srt.function_call.cohere_command4_detector import CohereCommand4Detector  # noqa: E402
+
+
+class CohereCommand4NativeDetector(NativeDetectorMixin, CohereCommand4Detector):
+    """Cohere Command A / Command-R7B (`<|START_ACTION|>[{"tool_call_id": "0",
+    "tool_name": NAME, "parameters": {...}}, ...]<|END_ACTION|>`), native
+    core: the cohere_command4 row of the JSON-array engine (fmt_jsontag.c),
+    arguments streamed as generated. The model's tool_call_id is dropped, as
+    SGLang's detector drops it (the serving layer makes the client's ids)."""
+
+    _tp_format = "cohere_command4"
+    _tp_markers = ("<|START_ACTION|>",)
+    _tp_token_lead = "<|"  # the tokens the core reads: <|START_ACTION|>, a stray <|END_ACTION|>
+    parser_name = "cohere_command4_native"

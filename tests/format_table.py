@@ -492,6 +492,27 @@ TABLE["jsonarray"] = FormatSpec(
         '[{"name": "f", "parameters": {"a": 1}, "x": }, {"name": "f", "parameters": {"s": "\x01"}}',
     ))
 
+# Cohere Command A: <|START_ACTION|>[{tool_call_id, tool_name, parameters}, ...]<|END_ACTION|>
+# (the cohere_command4 row of the JSON-array engine, fmt_jsontag.c)
+_CO = ("<|START_ACTION|>", "<|END_ACTION|>")
+
+
+def render_cohere4(name: str, args: str, index: int = 0) -> str:
+    return '{"tool_call_id": "%d", "tool_name": %s, "parameters": %s}' % (index, json.dumps(name, ensure_ascii=False),
+                                                                         args)
+
+
+TABLE["cohere_command4"] = FormatSpec(
+    "cohere_command4", _CO + ('"tool_name"', '"parameters"', '"tool_call_id"', "[", "]"),
+    render_call=render_cohere4,
+    block=lambda calls: _CO[0] + "[\n    " + ",\n    ".join(calls) + "\n]" + _CO[1],
+    extra_seeds=(
+        "Use " + _CO[0] + " here. " + _CO[1] + " " + _CO[0] + '[{"tool_name": "f", "parameters": {}}] x' + _CO[1],
+        _CO[0] + '[{"tool_call_id": "0", "name": "f", "parameters": {"a": 1}, oops}, '
+        '{"tool_call_id": "1", "tool_name": "f", "parameters": {"s": "]' + _CO[1] + '"}}]' + _CO[1],
+        _CO[0] + ' [ {"parameters": {"q": [1]}, "tool_name": "search"} ] ' + _CO[1] + _CO[0] + "[{",
+    ))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

@@ -126,6 +126,7 @@ srt/parser/hunyuan_reasoning.py | uses_hunyuan_reasoning_effort | literal | 'hun
 srt/parser/python_chat_template.py | <module> | literal | 'glm45' | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm47' | 1
 srt/parser/reasoning_parser.py | MistralDetector.__init__ | literal | 'mistral' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'cohere_command4' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'dots' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gigachat35' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'glm45' | 1
@@ -142,6 +143,7 @@ srt/parser/reasoning_parser.py | ReasoningParser | literal | 'poolside_v1' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3p5' | 1
 srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'iquest_q1' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'cohere_command4' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'dots' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'gigachat35' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'glm45' | 1

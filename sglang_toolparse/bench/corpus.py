@@ -271,6 +271,16 @@ def render_kimi_k3(prose: str, calls: Sequence[Call]) -> str:
     return out + "<|open|>tools<|sep|>" + body + "<|close|>tools<|sep|>"
 
 
+def render_cohere4(prose: str, calls: Sequence[Call]) -> str:
+    """Cohere Command A: `<|START_ACTION|>[` then one `{"tool_call_id", "tool_name",
+    "parameters"}` object per call, `,` and newlines between, `]<|END_ACTION|>`."""
+    if not calls:
+        return prose
+    items = ",\n    ".join('{"tool_call_id": "%d", "tool_name": %s, "parameters": %s}' % (i, _dumps(n), _dumps(a))
+                          for i, (n, a) in enumerate(calls))
+    return prose + "<|START_ACTION|>[\n    " + items + "\n]<|END_ACTION|>"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -304,6 +314,7 @@ RENDERERS: Dict[str, Renderer] = {
     "gigachat35": _dsml("tool_calls", "invoke", "parameter", "\uff5cGCML\uff5c"),
     "minicpm5": render_minicpm5,
     "kimi_k3": render_kimi_k3,
+    "cohere_command4": render_cohere4,
 }
 
 
@@ -454,6 +465,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "dots": ("<dots_function_call>", "</dots_function_call>"),
     "trinity": ("<tool_call>", "</tool_call>", "<think>", "</think>"),
     "kimi_k3": ("<|open|>", "<|close|>", "<|sep|>"),
+    "cohere_command4": ("<|START_ACTION|>", "<|END_ACTION|>"),
 }
 
 
