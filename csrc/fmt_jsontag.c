@@ -18,6 +18,7 @@
  *                   [TOOL_CALLS] [{"name": ..., "arguments": ..., "id": ...}, {...}]
  *   cohere_command4: <|START_ACTION|>[{"tool_call_id": "0", "tool_name": ...,
  *                   "parameters": ...}, ...]<|END_ACTION|>
+ *   apertus2509:    <|tools_prefix|>[{"NAME": {ARGS}}, ...]<|tools_suffix|>
  *
  * Rows with `array` set read the calls as the elements of a JSON array:
  * the tag is the array's `[` (with a lead marker before it in rows that
@@ -34,7 +35,9 @@
  * element is skipped to its own `}` and the next one is read. A row's
  * `name_key` names the call in place of "name" (Cohere: "tool_name";
  * "name" is read too, as SGLang's detector does); other keys
- * ("tool_call_id", Mistral's "id") are validated and dropped.
+ * ("tool_call_id", Mistral's "id") are validated and dropped. Rows with
+ * `name_is_key` (Apertus) read {NAME: ARGS}: the first key is the name,
+ * checked as soon as its `:` is read, and its value streams as arguments.
  *
  * The call object is read key by key: "name" is decoded into a buffer and
  * checked against the tools as soon as it closes; "arguments" (or
@@ -96,6 +99,7 @@ typedef struct {
     uint8_t array;       /* the calls are a JSON array's elements: `]` ends the section */
     uint8_t array_open;  /* the tag is a lead marker: whitespace and the array's `[` follow it */
     const char *name_key; /* the name's key besides "name" (NULL: none) */
+    uint8_t name_is_key;  /* {NAME: ARGS}: the object's first key is the name, its value the arguments */
 } jt_row;
 
 static jt_row ROWS[] = {
@@ -105,8 +109,10 @@ static jt_row ROWS[] = {
     {.tag = "[TOOL_CALLS]", .sep = ',', .array = 1, .array_open = 1}, /* mistral, pre-v11 array form */
     {.tag = "<|START_ACTION|>", .end_tag = "<|END_ACTION|>", .sep = ',', .array = 1, .array_open = 1,
      .name_key = "tool_name"},                                        /* cohere_command4 */
+    {.tag = "<|tools_prefix|>", .end_tag = "<|tools_suffix|>", .sep = ',', .array = 1, .array_open = 1,
+     .name_is_key = 1},                                               /* apertus2509 */
 };
-enum { ROW_TOOL_CALL, ROW_LLAMA3, ROW_JSONARRAY, ROW_MISTRAL_ARRAY, ROW_COHERE4 };
+enum { ROW_TOOL_CALL, ROW_LLAMA3, ROW_JSONARRAY, ROW_MISTRAL_ARRAY, ROW_COHERE4, ROW_APERTUS };
 
 int tp_fmt_jsontag_init(void)
 {
@@ -373,7 +379,19 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
             i++;
             p->first = 0;
             p->mode = M_VALUE;
-            if (key_is(p, "name") || (w->name_key && key_is(p, w->name_key))) {
+            if (w->name_is_key && !p->have_name) {
+                /* {NAME: ARGS}: the key is the name, checked now; its value
+                 * is the arguments (later keys are validated and dropped) */
+                tp_buf_clear(&p->name);
+                if (tp_buf_append(&p->name, p->key.data, p->key.len)) {
+                    broken(p, w, TP_ERR_BAD_NAME, off);
+                    break;
+                }
+                name_done(p, off);
+                p->have_args = 1;
+                p->vkind = VK_ARGS;
+                tp_json_init(&p->js, TPJ_MODE_NORMAL, p->lim.max_depth);
+            } else if (key_is(p, "name") || (w->name_key && key_is(p, w->name_key))) {
                 if (p->have_name) {
                     broken(p, w, TP_ERR_BAD_NAME, off);
                     break;
@@ -504,6 +522,8 @@ static void llama3_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_LLAMA3]); }
 static void jsonarray_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_JSONARRAY], s, n); }
 static void cohere4_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_COHERE4], s, n); }
 static void cohere4_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_COHERE4]); }
+static void apertus_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_APERTUS], s, n); }
+static void apertus_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_APERTUS]); }
 static void jsonarray_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_JSONARRAY]); }
 
 /* Mistral's pre-v11 form, `[TOOL_CALLS] [{"name": ..., "arguments": ...}, ...]`:
@@ -578,3 +598,4 @@ const tp_format tp_fmt_llama3 = {"llama3", llama3_feed, llama3_finish};
 const tp_format tp_fmt_trinity = {"trinity", trinity_feed, trinity_finish};
 const tp_format tp_fmt_jsonarray = {"jsonarray", jsonarray_feed, jsonarray_finish};
 const tp_format tp_fmt_cohere_command4 = {"cohere_command4", cohere4_feed, cohere4_finish};
+const tp_format tp_fmt_apertus2509 = {"apertus2509", apertus_feed, apertus_finish};

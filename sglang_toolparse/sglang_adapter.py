@@ -878,3 +878,19 @@ class CohereCommand4NativeDetector(NativeDetectorMixin, CohereCommand4Detector):
     _tp_markers = ("<|START_ACTION|>",)
     _tp_token_lead = "<|"  # the tokens the core reads: <|START_ACTION|>, a stray <|END_ACTION|>
     parser_name = "cohere_command4_native"
+
+
+# ---- Swiss AI Apertus (issue 23): a row of the JSON-array engine ----------------
+from sglang.srt.function_call.apertus2509_detector import Apertus2509Detector  # noqa: E402
+
+
+class Apertus2509NativeDetector(NativeDetectorMixin, Apertus2509Detector):
+    """Swiss AI Apertus (`<|tools_prefix|>[{"NAME": {...}}, ...]<|tools_suffix|>`),
+    native core: the apertus2509 row of the JSON-array engine (fmt_jsontag.c;
+    each element's first key is the name, its value the arguments),
+    arguments streamed as generated."""
+
+    _tp_format = "apertus2509"
+    _tp_markers = ("<|tools_prefix|>",)
+    _tp_token_lead = "<|tools_"  # the tokens the core reads: <|tools_prefix|>, a stray <|tools_suffix|>
+    parser_name = "apertus2509_native"

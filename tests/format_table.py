@@ -513,6 +513,19 @@ TABLE["cohere_command4"] = FormatSpec(
         _CO[0] + ' [ {"parameters": {"q": [1]}, "tool_name": "search"} ] ' + _CO[1] + _CO[0] + "[{",
     ))
 
+# Swiss AI Apertus: <|tools_prefix|>[{"NAME": ARGS}, ...]<|tools_suffix|>
+# (the apertus2509 row of the JSON-array engine, fmt_jsontag.c)
+_AP = ("<|tools_prefix|>", "<|tools_suffix|>")
+TABLE["apertus2509"] = FormatSpec(
+    "apertus2509", _AP + ("[{", "]", "}, {"),
+    render_call=lambda n, a: "{%s: %s}" % (json.dumps(n, ensure_ascii=False), a),
+    block=lambda calls: _AP[0] + "[" + ", ".join(calls) + "]" + _AP[1],
+    extra_seeds=(
+        "Use " + _AP[0] + " here. " + _AP[1] + " " + _AP[0] + '[{"f": {}}] x' + _AP[1],
+        _AP[0] + '[{}, {"f": {"a": 1}, "g": 2}, {"f": oops}, {"f": {"s": "]' + _AP[1] + '"}}]' + _AP[1],
+        _AP[0] + ' [ {"search": {"q": [1]}} ] ' + _AP[1] + _AP[0] + "[{",
+    ))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

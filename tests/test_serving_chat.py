@@ -368,6 +368,11 @@ CANNED["cohere_command4"] = (
     '{"city": "Paris", "days": 3}},\n    {"tool_call_id": "1", "tool_name": "get_weather", "parameters": '
     '{"city": "São Paulo ☀", "days": 1}}\n]<|END_ACTION|>')
 SPECIAL_TOKENS["cohere_command4"] = ("<|START_ACTION|>", "<|END_ACTION|>")
+# Swiss AI Apertus (issue 23)
+CANNED["apertus2509"] = (
+    PROSE + '<|tools_prefix|>[{"get_weather": {"city": "Paris", "days": 3}}, '
+    '{"get_weather": {"city": "São Paulo ☀", "days": 1}}]<|tools_suffix|>')
+SPECIAL_TOKENS["apertus2509"] = ("<|tools_prefix|>", "<|tools_suffix|>")
 for _c in ("tokens", "bursts"):
     BUILTIN_DIFFS[("calls", "cohere_command4", _c)] = (
         "the block's calls are streamed with one tool_index 0 (sglang#35564): the client gets one call whose id "

@@ -281,6 +281,14 @@ def render_cohere4(prose: str, calls: Sequence[Call]) -> str:
     return prose + "<|START_ACTION|>[\n    " + items + "\n]<|END_ACTION|>"
 
 
+def render_apertus(prose: str, calls: Sequence[Call]) -> str:
+    """Swiss AI Apertus: `<|tools_prefix|>[{"NAME": ARGS}, ...]<|tools_suffix|>`."""
+    if not calls:
+        return prose
+    return prose + "<|tools_prefix|>[" + ", ".join("{%s: %s}" % (_dumps(n), _dumps(a)) for n, a in calls) + \
+        "]<|tools_suffix|>"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -315,6 +323,7 @@ RENDERERS: Dict[str, Renderer] = {
     "minicpm5": render_minicpm5,
     "kimi_k3": render_kimi_k3,
     "cohere_command4": render_cohere4,
+    "apertus2509": render_apertus,
 }
 
 
@@ -466,6 +475,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "trinity": ("<tool_call>", "</tool_call>", "<think>", "</think>"),
     "kimi_k3": ("<|open|>", "<|close|>", "<|sep|>"),
     "cohere_command4": ("<|START_ACTION|>", "<|END_ACTION|>"),
+    "apertus2509": ("<|tools_prefix|>", "<|tools_suffix|>"),
 }
 
 
