@@ -21,7 +21,10 @@
  * in v11 tokenizers that write ids): a call has no end token, so what
  * follows its JSON value is read as prose again; a call to an undeclared
  * tool has its JSON validated and dropped, and malformed arguments are
- * skipped to the bracket that closes them (tp_resync.c). */
+ * skipped to the bracket that closes them (tp_resync.c). Mistral's pre-v11
+ * array form, `[TOOL_CALLS] [{"name": ..., "arguments": ..., "id": ...}]`
+ * (`[{` where a name would begin), is handed over to fmt_jsontag.c's
+ * mistral-array row, which reads the rest of the output (hand_over). */
 #include <string.h>
 
 #include "tp_internal.h"
@@ -41,6 +44,8 @@ typedef struct {
     uint8_t type_then_name;              /* V3: a type before sep, then NAME\n```json */
     const char *not_call;                /* first in the head: the call marker was prose
                                           * (Mistral: "[{", the pre-v11 array form) */
+    uint8_t array_form;                  /* not_call starts Mistral's pre-v11 array form: read by
+                                          * fmt_jsontag.c's row (else prose) */
     /* built by init: matchers and, per marker index, its role */
     tp_matcher text_m, block_m, head_m;
     int8_t text_role[4], block_role[3], head_role[6];
@@ -49,7 +54,7 @@ typedef struct {
 static ds_row ROWS[] = {
     {CALLS_BEGIN, CALLS_END, CALL_BEGIN, TOOL_SEP, NULL, CALL_END, 1},
     {CALLS_BEGIN, CALLS_END, CALL_BEGIN, TOOL_SEP, NULL, CALL_END, 0},
-    {NULL, NULL, "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", NULL, 0, "[{"},
+    {NULL, NULL, "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", NULL, 0, "[{", 1},
 };
 enum { ROW_V3, ROW_V31, ROW_MISTRAL };
 
@@ -262,10 +267,12 @@ static void args_broken(tp_parser *p, int code, uint64_t at)
         call_over(p);
 }
 
-static void ds_feed(tp_parser *p, const ds_row *w, const uint8_t *s, size_t n)
+/* returns how far it read: all of the chunk, or less where the mistral
+ * row handed the stream over to the array form's engine (engine_alt) */
+static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size_t n)
 {
     size_t i = 0;
-    while (i < n && !p->oom) {
+    while (i < n && !p->oom && !p->engine_alt) {
         uint64_t off = p->base + i;
         switch (p->mode) {
         case E_TEXT: {
@@ -307,6 +314,14 @@ static void ds_feed(tp_parser *p, const ds_row *w, const uint8_t *s, size_t n)
                 break;
             }
             int role = role_of(w->head_role, match);
+            if (role == C_NOT_CALL && name_is_blank(p) && w->array_form) {
+                /* Mistral's pre-v11 array form: fmt_jsontag.c's row reads
+                 * the rest of the output, from the call object's first key */
+                p->node = 0;
+                p->engine_alt = 1;
+                tp_jsontag_mistral_array_enter(p, p->call_off);
+                break;
+            }
             if (role == C_NOT_CALL && name_is_blank(p)) {
                 /* not a call (a form this row does not read): prose */
                 tp_raw_end(p);
@@ -497,6 +512,25 @@ static void ds_feed(tp_parser *p, const ds_row *w, const uint8_t *s, size_t n)
         }
         }
     }
+    return i;
+}
+
+static void ds_feed(tp_parser *p, const ds_row *w, const uint8_t *s, size_t n) { ds_feed_upto(p, w, s, n); }
+
+/* the rest of a chunk after the mistral row handed the stream over to
+ * the array form's engine at index i: fed at its own offset; the call's
+ * raw record (lossless) takes the chunk's bytes up to i, then the rest as
+ * that engine saw it (nothing more is added at the end of this feed) */
+static void hand_over(tp_parser *p, const uint8_t *s, size_t n, size_t i)
+{
+    if (i >= n)
+        return;
+    tp_raw_chunk_end(p, s, i);
+    p->base += i;
+    tp_jsontag_mistral_array_feed(p, s + i, n - i);
+    p->base -= i;
+    tp_raw_chunk_end(p, s + i, n - i);
+    p->raw_at = n;
 }
 
 static void ds_finish(tp_parser *p, const ds_row *w)
@@ -536,4 +570,23 @@ static void ds_finish(tp_parser *p, const ds_row *w)
 
 ROW_FORMAT(deepseekv3, "deepseekv3", ROW_V3)
 ROW_FORMAT(deepseekv31, "deepseekv31", ROW_V31)
-ROW_FORMAT(mistral, "mistral", ROW_MISTRAL)
+static void mistral_feed(tp_parser *p, const uint8_t *s, size_t n)
+{
+    if (p->engine_alt) { /* the pre-v11 array form (fmt_jsontag.c) */
+        tp_jsontag_mistral_array_feed(p, s, n);
+        return;
+    }
+    size_t i = ds_feed_upto(p, &ROWS[ROW_MISTRAL], s, n);
+    if (p->engine_alt)
+        hand_over(p, s, n, i);
+}
+
+static void mistral_finish(tp_parser *p)
+{
+    if (p->engine_alt)
+        tp_jsontag_mistral_array_finish(p);
+    else
+        ds_finish(p, &ROWS[ROW_MISTRAL]);
+}
+
+const tp_format tp_fmt_mistral = {"mistral", mistral_feed, mistral_finish};

@@ -13,6 +13,32 @@
  * Arcee Trinity (trinity) is the qwen25 row read after removing <think> /
  * </think> (a filter in front of the engine, at the end of this file).
  *
+ *   jsonarray:      [{"name": ..., "parameters": ...}, {...}]
+ *   mistral (pre-v11, taken over from fmt_deepseek.c's mistral row):
+ *                   [TOOL_CALLS] [{"name": ..., "arguments": ..., "id": ...}, {...}]
+ *   cohere_command4: <|START_ACTION|>[{"tool_call_id": "0", "tool_name": ...,
+ *                   "parameters": ...}, ...]<|END_ACTION|>
+ *   apertus2509:    <|tools_prefix|>[{"NAME": {ARGS}}, ...]<|tools_suffix|>
+ *
+ * Rows with `array` set read the calls as the elements of a JSON array:
+ * the tag is the array's `[` (with a lead marker before it in rows that
+ * have one), `,` is the byte between calls and the array's `]` closes the
+ * section (markup, like an end tag; the whitespace before it is
+ * formatting). jsonarray is what SGLang's JsonArrayParser reads: the output
+ * of tool_choice="required" or a named tool when the server's detector
+ * does not own its format under constraints (the JSON schema of
+ * sglang/srt/function_call/utils.py get_json_schema_constraint: an array of
+ * {"name", "parameters"} objects; a single bare object is read as well).
+ * Rows with `array_open` have a lead tag before the array (`[TOOL_CALLS]`):
+ * the tag, whitespace and the `[` are held until `{` shows a call. An
+ * array row with an end tag (Cohere) expects it after the `]`; a broken
+ * element is skipped to its own `}` and the next one is read. A row's
+ * `name_key` names the call in place of "name" (Cohere: "tool_name";
+ * "name" is read too, as SGLang's detector does); other keys
+ * ("tool_call_id", Mistral's "id") are validated and dropped. Rows with
+ * `name_is_key` (Apertus) read {NAME: ARGS}: the first key is the name,
+ * checked as soon as its `:` is read, and its value streams as arguments.
+ *
  * The call object is read key by key: "name" is decoded into a buffer and
  * checked against the tools as soon as it closes; "arguments" (or
  * "parameters") streams through the JSON normalizer straight into argument
@@ -70,13 +96,23 @@ typedef struct {
     int text_end, skip_end, skip_open; /* marker indices (-1: none) */
     tp_matcher text_m;                 /* tag, stray end tag */
     tp_matcher end_m;                  /* end tag, tag (a missing end tag) */
+    uint8_t array;       /* the calls are a JSON array's elements: `]` ends the section */
+    uint8_t array_open;  /* the tag is a lead marker: whitespace and the array's `[` follow it */
+    const char *name_key; /* the name's key besides "name" (NULL: none) */
+    uint8_t name_is_key;  /* {NAME: ARGS}: the object's first key is the name, its value the arguments */
 } jt_row;
 
 static jt_row ROWS[] = {
     {"<tool_call>", "</tool_call>", 0, 0, 0, 0, 0, 0, 0, {0}, {0}}, /* qwen25, hermes */
     {"<|python_tag|>", NULL, ';', 1, 0, 0, 0, 0, 0, {0}, {0}},      /* llama3 */
+    {.tag = "[", .sep = ',', .bare_start = 1, .array = 1},           /* jsonarray */
+    {.tag = "[TOOL_CALLS]", .sep = ',', .array = 1, .array_open = 1}, /* mistral, pre-v11 array form */
+    {.tag = "<|START_ACTION|>", .end_tag = "<|END_ACTION|>", .sep = ',', .array = 1, .array_open = 1,
+     .name_key = "tool_name"},                                        /* cohere_command4 */
+    {.tag = "<|tools_prefix|>", .end_tag = "<|tools_suffix|>", .sep = ',', .array = 1, .array_open = 1,
+     .name_is_key = 1},                                               /* apertus2509 */
 };
-enum { ROW_TOOL_CALL, ROW_LLAMA3 };
+enum { ROW_TOOL_CALL, ROW_LLAMA3, ROW_JSONARRAY, ROW_MISTRAL_ARRAY, ROW_COHERE4, ROW_APERTUS };
 
 int tp_fmt_jsontag_init(void)
 {
@@ -103,6 +139,7 @@ int tp_fmt_jsontag_init(void)
  * held bare `{` (Llama 3) with what was held before it. */
 static void start_call(tp_parser *p, uint64_t off)
 {
+    p->fstate = 0;
     p->mode = M_OPEN;
     p->call_off = off;
     p->discard = 0;
@@ -128,7 +165,8 @@ static void broken(tp_parser *p, const jt_row *w, int code, uint64_t off)
     tp_call_fail(p, code, off);
     tp_buf_clear(&p->pending);
     tp_buf_shrink(&p->pending, 0);
-    p->mode = w->end_tag ? M_SKIP : M_RESYNC;
+    /* an array's element is skipped to its own end: the next one is read */
+    p->mode = w->end_tag && !w->array ? M_SKIP : M_RESYNC;
     p->node = 0;
     tp_resync_start(p, j, 1); /* the call object encloses the value */
 }
@@ -160,7 +198,7 @@ static void object_done(tp_parser *p, const jt_row *w, uint64_t off)
     if (!p->have_name) {
         tp_buf_clear(&p->pending);
         broken(p, w, TP_ERR_MISSING_NAME, off);
-        if (!w->end_tag) { /* the object is complete: nothing to skip */
+        if (!w->end_tag || w->array) { /* the object is complete: nothing to skip */
             p->after_call = 1;
             p->mode = M_SEP;
         }
@@ -175,7 +213,7 @@ static void object_done(tp_parser *p, const jt_row *w, uint64_t off)
     } else {
         p->after_call = 1;
     }
-    p->mode = w->end_tag ? M_END_TAG : M_SEP;
+    p->mode = w->end_tag && !w->array ? M_END_TAG : M_SEP;
     p->node = 0;
 }
 
@@ -239,6 +277,15 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
                     k++;
                 tp_text(p, s + i, k - i);
                 i = k;
+            } else if (w->array && s[i] == ']') {
+                /* the array closes: markup, and the whitespace held
+                 * before it formatting (after_call stays set: whitespace
+                 * up to the end of the stream is formatting too) */
+                tp_buf_clear(&p->ws);
+                p->ws_long = 0;
+                p->mode = w->end_tag ? M_END_TAG : M_TEXT;
+                p->node = 0;
+                i++;
             } else if (s[i] == w->sep) {
                 tp_buf_clear(&p->pending);
                 tp_buf_push(&p->pending, s[i]);
@@ -279,7 +326,10 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
             if (tp_is_ws(s[i]) && p->pending.len < TP_WS_HOLD_MAX &&
                 tp_buf_push(&p->pending, s[i]) == 0) {
                 i++;
-            } else if (s[i] == '{') {
+            } else if (w->array_open && s[i] == '[' && !p->fstate && tp_buf_push(&p->pending, '[') == 0) {
+                p->fstate = 1; /* the array's `[` after the lead tag (held as the whitespace is) */
+                i++;
+            } else if (s[i] == '{' && (!w->array_open || p->fstate)) {
                 object_begins(p); /* whitespace before the tag: formatting */
                 i++;
             } else {
@@ -329,7 +379,19 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
             i++;
             p->first = 0;
             p->mode = M_VALUE;
-            if (key_is(p, "name")) {
+            if (w->name_is_key && !p->have_name) {
+                /* {NAME: ARGS}: the key is the name, checked now; its value
+                 * is the arguments (later keys are validated and dropped) */
+                tp_buf_clear(&p->name);
+                if (tp_buf_append(&p->name, p->key.data, p->key.len)) {
+                    broken(p, w, TP_ERR_BAD_NAME, off);
+                    break;
+                }
+                name_done(p, off);
+                p->have_args = 1;
+                p->vkind = VK_ARGS;
+                tp_json_init(&p->js, TPJ_MODE_NORMAL, p->lim.max_depth);
+            } else if (key_is(p, "name") || (w->name_key && key_is(p, w->name_key))) {
                 if (p->have_name) {
                     broken(p, w, TP_ERR_BAD_NAME, off);
                     break;
@@ -457,6 +519,24 @@ static void tool_call_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p
 static void tool_call_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_TOOL_CALL]); }
 static void llama3_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_LLAMA3], s, n); }
 static void llama3_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_LLAMA3]); }
+static void jsonarray_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_JSONARRAY], s, n); }
+static void cohere4_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_COHERE4], s, n); }
+static void cohere4_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_COHERE4]); }
+static void apertus_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_APERTUS], s, n); }
+static void apertus_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_APERTUS]); }
+static void jsonarray_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_JSONARRAY]); }
+
+/* Mistral's pre-v11 form, `[TOOL_CALLS] [{"name": ..., "arguments": ...}, ...]`:
+ * fmt_deepseek.c's mistral row reads `[TOOL_CALLS]` and, where `[{` follows
+ * it, hands the stream over to this row from the first key of the call
+ * object on (the rest of the output is read in the array form) */
+void tp_jsontag_mistral_array_enter(tp_parser *p, uint64_t call_off)
+{
+    start_call(p, call_off);
+    object_begins(p);
+}
+void tp_jsontag_mistral_array_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_MISTRAL_ARRAY], s, n); }
+void tp_jsontag_mistral_array_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_MISTRAL_ARRAY]); }
 
 /* ---- Trinity: the same format read after removing <think> and </think> ----
  * SGLang's TrinityDetector removes every <think> and </think> from the
@@ -516,3 +596,6 @@ const tp_format tp_fmt_qwen25 = {"qwen25", tool_call_feed, tool_call_finish};
 const tp_format tp_fmt_hermes = {"hermes", tool_call_feed, tool_call_finish};
 const tp_format tp_fmt_llama3 = {"llama3", llama3_feed, llama3_finish};
 const tp_format tp_fmt_trinity = {"trinity", trinity_feed, trinity_finish};
+const tp_format tp_fmt_jsonarray = {"jsonarray", jsonarray_feed, jsonarray_finish};
+const tp_format tp_fmt_cohere_command4 = {"cohere_command4", cohere4_feed, cohere4_finish};
+const tp_format tp_fmt_apertus2509 = {"apertus2509", apertus_feed, apertus_finish};

@@ -145,5 +145,12 @@ extern const tp_format tp_fmt_hunyuan_os;
 extern const tp_format tp_fmt_kimi_k3;
 extern const tp_format tp_fmt_minimax_m3; /* fmt_nsxml.c */
 int tp_fmt_nsxml_init(void);
+extern const tp_format tp_fmt_jsonarray; /* fmt_jsontag.c */
+extern const tp_format tp_fmt_cohere_command4; /* fmt_jsontag.c */
+extern const tp_format tp_fmt_apertus2509; /* fmt_jsontag.c */
+/* fmt_jsontag.c: Mistral's pre-v11 array form, taken over from fmt_deepseek.c's mistral row */
+void tp_jsontag_mistral_array_enter(tp_parser *p, uint64_t call_off);
+void tp_jsontag_mistral_array_feed(tp_parser *p, const uint8_t *s, size_t n);
+void tp_jsontag_mistral_array_finish(tp_parser *p);
 
 #endif

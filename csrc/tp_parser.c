@@ -34,6 +34,9 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_minicpm5,
     &tp_fmt_kimi_k3,
     &tp_fmt_minimax_m3,
+    &tp_fmt_jsonarray,
+    &tp_fmt_cohere_command4,
+    &tp_fmt_apertus2509,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];

@@ -8,8 +8,6 @@ from typing import Dict
 _PLANNED = "not native yet: planned (an open issue of this project); SGLang's detector parses it"
 
 NOT_NATIVE: Dict[str, str] = {
-    "apertus2509": _PLANNED,
-    "cohere_command4": _PLANNED,
     "gemma4": _PLANNED,
     "gigachat3": _PLANNED,
     "interns1": _PLANNED,

@@ -23,7 +23,9 @@ A request's messages and tools do not change while it streams, so these hooks
   `_tool_call_parsing_active` (AROUND): for a marked request, computed once
   and remembered; otherwise SGLang's own;
 * `_process_tool_call_stream` (AROUND, SGLang's body re-done): the same
-  parser choice and the same chunks, encoded with msgspec Structs whose fields
+  parser choice (where SGLang takes its JsonArrayParser for
+  tool_choice="required" or a named tool, the native drop-in subclass
+  NativeJsonArrayParser) and the same chunks, encoded with msgspec Structs whose fields
   are the pydantic models' fields in their order (same keys, same nulls); a
   value msgspec cannot encode falls back to SGLang's pydantic encoding. For
   our detectors the parser's result is taken as (text, calls), without
@@ -292,12 +294,20 @@ def _make_parser(self: Any, index: int, parser_dict: Dict[int, Any], request: An
                                          tokenizer=self.tokenizer_manager.tokenizer,
                                          tool_choice=request.tool_choice,
                                          prefix=request._response_parser_prefix, constrained=constrained)
-        parser_dict[index] = probe if probe is not None and probe.owns_tool_format() else M.JsonArrayParser()
+        # where SGLang streams with its JsonArrayParser: the native one (a
+        # drop-in subclass, sglang_adapter.NativeJsonArrayParser)
+        parser_dict[index] = probe if probe is not None and probe.owns_tool_format() else _json_array_parser()
     else:
         parser_dict[index] = M.FunctionCallParser(tools=tools, tool_call_parser=self.tool_call_parser,
                                                   tokenizer=self.tokenizer_manager.tokenizer,
                                                   prefix=request._response_parser_prefix,
                                                   constrained=constrained)
+
+
+def _json_array_parser() -> Any:
+    from sglang_toolparse.sglang_adapter import NativeJsonArrayParser
+
+    return NativeJsonArrayParser()
 
 
 _direct_cache: Dict[Any, bool] = {}

@@ -630,7 +630,8 @@ class MistralNativeDetector(NativeDetectorMixin, MistralDetector):
     """Mistral Small/Medium/Large 3.x, Devstral, Magistral (v11+ tokenizers:
     `[TOOL_CALLS]NAME[ARGS]{...}`, `[CALL_ID]ID` before `[ARGS]` where the
     tokenizer writes ids), native core (a row of fmt_deepseek.c). The pre-v11
-    array form `[TOOL_CALLS][{...}]` is not read natively (it stays text)."""
+    array form `[TOOL_CALLS] [{"name": ..., "arguments": ..., "id": ...}]`
+    is read by the JSON-array engine's mistral-array row (fmt_jsontag.c)."""
 
     _tp_format = "mistral"
     _tp_markers = ("[TOOL_CALLS]",)
@@ -896,3 +897,63 @@ class MinimaxM3NativeDetector(NativeDetectorMixin, MinimaxM3Detector):
         if not tools:  # no tools: the call is kept as sent (SGLang: "the history names it")
             forward = True
         return super()._new_parser(tools, forward)
+
+
+# ---- tool_choice="required" / a named tool (issue 19 item 3): the JSON array --
+from sglang.srt.function_call.json_array_parser import JsonArrayParser  # noqa: E402
+
+
+class NativeJsonArrayParser(NativeDetectorMixin, JsonArrayParser):
+    """What SGLang's serving layer streams with for `tool_choice="required"`
+    or a named tool when the server's detector does not own its format
+    under constraints (`FunctionCallParser.owns_tool_format()` false): the
+    constrained output `[{"name": ..., "parameters": {...}}, ...]` (or one
+    bare object), read by the native core (the `jsonarray` row of
+    fmt_jsontag.c), arguments streamed as generated. A drop-in subclass of
+    JsonArrayParser (the serving layer checks `isinstance(parser,
+    JsonArrayParser)` and reads prev_tool_call_arr / streamed_args_for_tool
+    at the end). As JsonArrayParser, a call of an undeclared name is never
+    forwarded, whatever SGLANG_FORWARD_UNKNOWN_TOOLS says. The serving hooks
+    (serving_hooks.py) make it in place of JsonArrayParser for servers whose
+    --tool-call-parser is one of this package's detectors."""
+
+    _tp_format = "jsonarray"
+    _tp_markers = ("[", "{")
+    _tp_token_lead = "["
+    parser_name = "jsonarray_native"
+
+    def _new_parser(self, tools: Any, forward: Optional[bool] = None) -> _CoreParser:
+        return super()._new_parser(tools, forward=False)
+
+
+# ---- Cohere Command A (issue 23): a row of the JSON-array engine ---------------
+from sglang.srt.function_call.cohere_command4_detector import CohereCommand4Detector  # noqa: E402
+
+
+class CohereCommand4NativeDetector(NativeDetectorMixin, CohereCommand4Detector):
+    """Cohere Command A / Command-R7B (`<|START_ACTION|>[{"tool_call_id": "0",
+    "tool_name": NAME, "parameters": {...}}, ...]<|END_ACTION|>`), native
+    core: the cohere_command4 row of the JSON-array engine (fmt_jsontag.c),
+    arguments streamed as generated. The model's tool_call_id is dropped, as
+    SGLang's detector drops it (the serving layer makes the client's ids)."""
+
+    _tp_format = "cohere_command4"
+    _tp_markers = ("<|START_ACTION|>",)
+    _tp_token_lead = "<|"  # the tokens the core reads: <|START_ACTION|>, a stray <|END_ACTION|>
+    parser_name = "cohere_command4_native"
+
+
+# ---- Swiss AI Apertus (issue 23): a row of the JSON-array engine ----------------
+from sglang.srt.function_call.apertus2509_detector import Apertus2509Detector  # noqa: E402
+
+
+class Apertus2509NativeDetector(NativeDetectorMixin, Apertus2509Detector):
+    """Swiss AI Apertus (`<|tools_prefix|>[{"NAME": {...}}, ...]<|tools_suffix|>`),
+    native core: the apertus2509 row of the JSON-array engine (fmt_jsontag.c;
+    each element's first key is the name, its value the arguments),
+    arguments streamed as generated."""
+
+    _tp_format = "apertus2509"
+    _tp_markers = ("<|tools_prefix|>",)
+    _tp_token_lead = "<|tools_"  # the tokens the core reads: <|tools_prefix|>, a stray <|tools_suffix|>
+    parser_name = "apertus2509_native"

@@ -82,6 +82,8 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "minicpm5_native": ("MiniCPM5NativeDetector", "minicpm5"),
     "kimi_k3_native": ("KimiK3NativeDetector", "kimi_k3"),
     "minimax-m3_native": ("MinimaxM3NativeDetector", "minimax-m3"),
+    "cohere_command4_native": ("CohereCommand4NativeDetector", "cohere_command4"),
+    "apertus2509_native": ("Apertus2509NativeDetector", "apertus2509"),
 }
 
 

@@ -245,6 +245,11 @@ TABLE["mistral"] = FormatSpec(
         "See [1] and a[0]. [TOOL_CALLS]f[CALL_ID]a1B2c3D4e[ARGS]{\"a\": [1]}[TOOL_CALLS] search [ARGS] {} ] tail",
         '[TOOL_CALLS] [{"name": "f", "arguments": {}}] [TOOL_CALLS]nope[ARGS]{"x": "]"}[TOOL_CALLS]f[ARGS]oops',
         "[TOOL_CALLS]f[TOOL_CALLS]f[CALL_ID][CALL_ID]x[ARGS]{\"s\": \"\x01\"}]}]x",
+        # the pre-v11 array form (fmt_jsontag.c's mistral-array row), then its corner cases
+        'Hi [TOOL_CALLS] [{"name": "f", "arguments": {"a": [1]}, "id": "a1B2c3D4e"}, '
+        '{"name": "search", "arguments": {}, "id": "Z9y8X7w6v"}] ok [TOOL_CALLS][{"name": "f"}]',
+        '[TOOL_CALLS][{"name": "f", "arguments": {}, oops}, {"name": "f", "arguments": {"s": "]"}}',
+        '[TOOL_CALLS] [{"name": "f", "arguments": {}}] [TOOL_CALLS]f[ARGS]{} [TOOL_CALLS] [x',
     ))
 
 
@@ -514,6 +519,53 @@ TABLE["minimax_m3"] = FormatSpec(
         _M3[0] + "\n" + _M3[2] + 'f">' + M3_NS + "<a>" + M3_NS + "<a>1" + M3_NS + "</a>" + M3_NS + "</a>"
         + M3_NS + " <n> 7 " + M3_NS + " </n>" + _M3[3] + _M3[1],
         _M3[0] + _M3[2] + 'search">' + M3_NS + "<q>" + M3_NS + "x" + M3_NS + "</q" + M3_NS + "</q>" + _M3[3],
+    ))
+
+# tool_choice="required" / a named tool: the JSON array SGLang's schema
+# constraint makes a model write (the jsonarray row of fmt_jsontag.c)
+TABLE["jsonarray"] = FormatSpec(
+    "jsonarray", ("[", "{\"", ",", "]", '"name"', '"parameters"', '"arguments"'),
+    render_call=lambda n, a: '{"name": %s, "parameters": %s}' % (json.dumps(n, ensure_ascii=False), a),
+    block=lambda calls: "[" + ", ".join(calls) + "]",
+    extra_seeds=(
+        '{"name": "f", "parameters": {"a": [1, 2.50]}}',
+        '[\n  {"parameters": {"q": "]"}, "name": "search"},\n  {"name": "f", "arguments": {}}\n] tail',
+        "see [1] and [ {x} [] [{\"name\": \"nope\", \"parameters\": {}}, {\"name\": \"f\"}",
+        '[{"name": "f", "parameters": {"a": 1}, "x": }, {"name": "f", "parameters": {"s": "\x01"}}',
+    ))
+
+# Cohere Command A: <|START_ACTION|>[{tool_call_id, tool_name, parameters}, ...]<|END_ACTION|>
+# (the cohere_command4 row of the JSON-array engine, fmt_jsontag.c)
+_CO = ("<|START_ACTION|>", "<|END_ACTION|>")
+
+
+def render_cohere4(name: str, args: str, index: int = 0) -> str:
+    return '{"tool_call_id": "%d", "tool_name": %s, "parameters": %s}' % (index, json.dumps(name, ensure_ascii=False),
+                                                                         args)
+
+
+TABLE["cohere_command4"] = FormatSpec(
+    "cohere_command4", _CO + ('"tool_name"', '"parameters"', '"tool_call_id"', "[", "]"),
+    render_call=render_cohere4,
+    block=lambda calls: _CO[0] + "[\n    " + ",\n    ".join(calls) + "\n]" + _CO[1],
+    extra_seeds=(
+        "Use " + _CO[0] + " here. " + _CO[1] + " " + _CO[0] + '[{"tool_name": "f", "parameters": {}}] x' + _CO[1],
+        _CO[0] + '[{"tool_call_id": "0", "name": "f", "parameters": {"a": 1}, oops}, '
+        '{"tool_call_id": "1", "tool_name": "f", "parameters": {"s": "]' + _CO[1] + '"}}]' + _CO[1],
+        _CO[0] + ' [ {"parameters": {"q": [1]}, "tool_name": "search"} ] ' + _CO[1] + _CO[0] + "[{",
+    ))
+
+# Swiss AI Apertus: <|tools_prefix|>[{"NAME": ARGS}, ...]<|tools_suffix|>
+# (the apertus2509 row of the JSON-array engine, fmt_jsontag.c)
+_AP = ("<|tools_prefix|>", "<|tools_suffix|>")
+TABLE["apertus2509"] = FormatSpec(
+    "apertus2509", _AP + ("[{", "]", "}, {"),
+    render_call=lambda n, a: "{%s: %s}" % (json.dumps(n, ensure_ascii=False), a),
+    block=lambda calls: _AP[0] + "[" + ", ".join(calls) + "]" + _AP[1],
+    extra_seeds=(
+        "Use " + _AP[0] + " here. " + _AP[1] + " " + _AP[0] + '[{"f": {}}] x' + _AP[1],
+        _AP[0] + '[{}, {"f": {"a": 1}, "g": 2}, {"f": oops}, {"f": {"s": "]' + _AP[1] + '"}}]' + _AP[1],
+        _AP[0] + ' [ {"search": {"q": [1]}} ] ' + _AP[1] + _AP[0] + "[{",
     ))
 
 # What every format is likely to contain: JSON punctuation and generic tags.

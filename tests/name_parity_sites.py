@@ -74,6 +74,7 @@ srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_r
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'mistral' | 2
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag | lookup | FunctionCallParser.ToolCallParserEnum.get(self.tool_call_parser) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag | passed | FunctionCallParser(tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer) | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens | literal | 'apertus2509' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens | literal | 'kimi_k3' | 2
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens | literal | 'mistral' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'glm47' | 1
@@ -127,6 +128,8 @@ srt/parser/hunyuan_reasoning.py | uses_hunyuan_reasoning_effort | literal | 'hun
 srt/parser/python_chat_template.py | <module> | literal | 'glm45' | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm47' | 1
 srt/parser/reasoning_parser.py | MistralDetector.__init__ | literal | 'mistral' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'apertus2509' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'cohere_command4' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'dots' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gigachat35' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'glm45' | 1
@@ -145,6 +148,8 @@ srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3p5' | 1
 srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'iquest_q1' | 1
 srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'minimax-m3' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'apertus2509' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'cohere_command4' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'dots' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'gigachat35' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'glm45' | 1
@@ -162,6 +167,7 @@ srt/parser/reasoning_parser_names.py | <module> | literal | 'poolside_v1' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'step3p5' | 1
 srt/parser/response_template.py | tool_close_token_ids | passed | tool_close_tokens(tool_call_parser, tokenizer) | 1
 srt/parser/response_template.py | tool_close_tokens | lookup | FunctionCallParser.ToolCallParserEnum.get(tool_call_parser) | 1
+srt/parser/template_detection.py | <module> | literal | 'apertus2509' | 4
 srt/parser/template_detection.py | <module> | literal | 'deepseekv3' | 2
 srt/parser/template_detection.py | <module> | literal | 'deepseekv31' | 1
 srt/parser/template_detection.py | <module> | literal | 'deepseekv32' | 1

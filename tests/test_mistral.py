@@ -1,4 +1,5 @@
-"""Mistral v11+ (`mistral`, a row of fmt_deepseek.c): golden cases replayed
+"""Mistral v11+ (`mistral`, a row of fmt_deepseek.c) and the pre-v11 array
+form (read by fmt_jsontag.c's mistral-array row): golden cases replayed
 at every split, and parity with SGLang's MistralDetector through
 FunctionCallParser (strict xfails name what SGLang gets wrong). The
 reference is mistral-common's decoder: content before the first
@@ -23,6 +24,10 @@ S_RAW = '{"q":"a]b \\u00e9","n":[1.50]}'
 S_ARGS = '{"q": "a]b é", "n": [1.5]}'
 S = TC + "search" + ARGS + S_RAW
 
+A1 = TC + ' [{"name": "get_weather", "arguments": ' + W_ARGS + ', "id": "a1B2c3D4e"}]'
+A2 = (TC + ' [{"name": "get_weather", "arguments": ' + W_ARGS + ', "id": "a1B2c3D4e"}, '
+      '{"name": "search", "arguments": ' + S_RAW + ', "id": "Z9y8X7w6v"}]')
+
 GOLDEN = {
     "single": (W, call(0, "get_weather", W_ARGS)),
     "prose_with_brackets_before": ("See [1] and a[0]. " + W, [Text("See [1] and a[0].")] + call(0, "get_weather", W_ARGS)),
@@ -32,8 +37,19 @@ GOLDEN = {
     "prose_after_call": (W + "\nDone [x].", call(0, "get_weather", W_ARGS) + [Text("\nDone [x].")]),
     "brackets_in_prose_only": ("a[0] = b[1]; ] [", [Text("a[0] = b[1]; ] [")]),
     "partial_marker_is_text": ("[TOOL_CALL] [ARGS] [TOOL", [Text("[TOOL_CALL] [ARGS] [TOOL")]),
-    "array_form_is_text": ('Hi [TOOL_CALLS] [{"name": "search", "arguments": {}}]',
-                           [Text('Hi [TOOL_CALLS] [{"name": "search", "arguments": {}}]')]),
+    # the pre-v11 array form (Mistral-7B-Instruct-v0.3's template: `[TOOL_CALLS] [` then each
+    # function's JSON with its 9-character "id", joined by ", ", then `]`; Ministral-8B-2410
+    # writes no space): read by fmt_jsontag.c's mistral-array row
+    "array_form": ('Hi [TOOL_CALLS] [{"name": "search", "arguments": {}}]',
+                   [Text("Hi")] + call(0, "search", "{}")),
+    "array_form_two_calls_with_ids": (A2, call(0, "get_weather", W_ARGS) + call(1, "search", S_ARGS)),
+    "array_form_no_space": (TC + '[{"name": "search", "arguments": ' + S_RAW + "}]", call(0, "search", S_ARGS)),
+    "array_form_then_prose": (A1 + " Done.", call(0, "get_weather", W_ARGS) + [Text(" Done.")]),
+    "array_form_again": (A1 + "\n" + A1, call(0, "get_weather", W_ARGS) + call(1, "get_weather", W_ARGS)),
+    "array_form_unknown_tool": (TC + ' [{"name": "rm", "arguments": {}}, {"name": "noop", "arguments": {}}]',
+                                [ParseError(None, "unknown_tool", 27, "rm")] + call(0, "noop", "{}")),
+    "array_form_cut_off": (TC + ' [{"name": "search", "arguments": {"q": "ab',
+                           [CallStart(0, "search"), ArgsDelta(0, '{"q": "ab'), ParseError(0, "unterminated", 55, "")]),
     "zero_arguments": (TC + "noop" + ARGS + "{}", call(0, "noop", "{}")),
     "unknown_tool_dropped_next_kept": (TC + "rm" + ARGS + '{"p": "}"} ' + S,
                                        [ParseError(None, "unknown_tool", 20, "rm")] + call(0, "search", S_ARGS)),
@@ -73,10 +89,40 @@ CASES = {  # name -> (text, prose, calls)
     "prose_then_call": ("Checking. " + W, "Checking.", [("get_weather", W_ARGS)]),
 }
 IMPLS = ["builtin", "native"]
+# the pre-v11 array form, as Mistral-7B-Instruct-v0.3's template writes it
+ARRAY_CASES = {
+    "array_one": (A1, "", [("get_weather", W_ARGS)]),
+    "array_two": (A2, "", [("get_weather", W_ARGS), ("search", S_ARGS)]),
+    "array_prose_first": ("Checking. " + A1, "Checking.", [("get_weather", W_ARGS)]),
+}
+CASES.update(ARRAY_CASES)
 
 
 def parser_name(impl):
     return "mistral" if impl == "builtin" else "mistral_native"
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_array_form_without_the_space(fcp, sglang_tool, request, impl):
+    """Ministral-8B-Instruct-2410's template writes `[TOOL_CALLS][` (no
+    space); SGLang's array branch looks for `[TOOL_CALLS] [`."""
+    from sglang_support import one_shot, stream_through
+
+    if impl == "builtin":
+        request.applymarker(pytest.mark.xfail(strict=True, reason="SGLang reads the array form only as `[TOOL_CALLS] [` (with one space): `[TOOL_CALLS][{...}]` gives no call (one-shot) and is held to the end (streamed)"))
+    text = TC + '[{"name": "search", "arguments": ' + S_RAW + ', "id": "a1B2c3D4e"}]'
+    assert one_shot(fcp, sglang_tool(*PTOOLS), parser_name(impl), text) == ("", [("search", S_ARGS)])
+    assert stream_through(fcp, sglang_tool(*PTOOLS), parser_name(impl), CHUNKERS["tokens"](text)) == \
+        ("", [("search", S_ARGS)])
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_array_form_arguments_stream(fcp, sglang_tool, impl):
+    p = fcp.FunctionCallParser(sglang_tool(*PTOOLS), parser_name(impl))
+    sent = ""
+    for c in CHUNKERS["fixed4"](TC + ' [{"name": "search", "arguments": {"q": "' + "x" * 200 + '"}}]')[:-6]:
+        sent += "".join(it.parameters for it in p.parse_stream_chunk(c)[1])
+    assert sent.startswith('{"q": "xxxx')  # before the value closes
 
 
 @pytest.mark.parametrize("impl", IMPLS)
@@ -96,6 +142,12 @@ def test_streamed_calls(fcp, sglang_tool, request, impl, case, chunker):
 
     text, prose, calls = CASES[case]
     if impl == "builtin" and case == "prose_then_call" and chunker in ("one", "bursts"):
+        request.applymarker(pytest.mark.xfail(strict=True, reason="SGLang returns the prose before [TOOL_CALLS] and drops the call of that chunk"))
+    if impl == "builtin" and case == "array_two":
+        request.applymarker(pytest.mark.xfail(strict=True, reason="SGLang's streaming keeps only the first call of the array form: once it is sent, the buffer no longer holds [TOOL_CALLS] and the rest of the array is flushed as content"))
+    elif impl == "builtin" and case == "array_one" and chunker in ("one", "bursts"):
+        request.applymarker(pytest.mark.xfail(strict=True, reason="SGLang sends the array form's call with empty arguments when one chunk carries the whole call (the name first, and no later increment)"))
+    if impl == "builtin" and case == "array_prose_first" and chunker in ("one", "bursts"):
         request.applymarker(pytest.mark.xfail(strict=True, reason="SGLang returns the prose before [TOOL_CALLS] and drops the call of that chunk"))
     if impl == "builtin" and case == "two" and chunker in ("one", "bursts"):
         request.applymarker(pytest.mark.xfail(strict=True, reason="SGLang parses one compact call per chunk: a second call in the same chunk is never sent"))

@@ -362,6 +362,23 @@ CANNED["hunyuan"] = (PROSE + "\n<tool_calls>\n" + _GLM45[len(PROSE) + 1:].replac
 SPECIAL_TOKENS["hunyuan"] = _GLM_SPECIAL + ("<tool_calls>", "</tool_calls>", "<tool_sep>")
 BUILTIN_DIFFS[("content", "hunyuan", "tokens")] = _LEAK % "\n"
 BUILTIN_DIFFS[("content", "hunyuan", "bursts")] = _LEAK % "\n"
+# Cohere Command A (issue 23): the template's layout of an action block
+CANNED["cohere_command4"] = (
+    PROSE + '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": '
+    '{"city": "Paris", "days": 3}},\n    {"tool_call_id": "1", "tool_name": "get_weather", "parameters": '
+    '{"city": "São Paulo ☀", "days": 1}}\n]<|END_ACTION|>')
+SPECIAL_TOKENS["cohere_command4"] = ("<|START_ACTION|>", "<|END_ACTION|>")
+# Swiss AI Apertus (issue 23)
+CANNED["apertus2509"] = (
+    PROSE + '<|tools_prefix|>[{"get_weather": {"city": "Paris", "days": 3}}, '
+    '{"get_weather": {"city": "São Paulo ☀", "days": 1}}]<|tools_suffix|>')
+SPECIAL_TOKENS["apertus2509"] = ("<|tools_prefix|>", "<|tools_suffix|>")
+for _c in ("tokens", "bursts"):
+    BUILTIN_DIFFS[("calls", "cohere_command4", _c)] = (
+        "the block's calls are streamed with one tool_index 0 (sglang#35564): the client gets one call whose id "
+        "changes and whose arguments are both calls' joined")
+    BUILTIN_DIFFS[("content", "cohere_command4", _c)] = (
+        "the block's calls are streamed with one tool_index 0 (sglang#35564): the stream cannot be assembled")
 
 # MiniMax-M3 (issue 23): as its chat template writes it (tests/format_table.py)
 from format_table import M3_NS as _M3_NS  # noqa: E402

@@ -295,6 +295,24 @@ def render_minimax_m3(prose: str, calls: Sequence[Call]) -> str:
     return prose + _M3_NS + "<tool_call>\n" + invokes + "\n" + _M3_NS + "</tool_call>"
 
 
+def render_cohere4(prose: str, calls: Sequence[Call]) -> str:
+    """Cohere Command A: `<|START_ACTION|>[` then one `{"tool_call_id", "tool_name",
+    "parameters"}` object per call, `,` and newlines between, `]<|END_ACTION|>`."""
+    if not calls:
+        return prose
+    items = ",\n    ".join('{"tool_call_id": "%d", "tool_name": %s, "parameters": %s}' % (i, _dumps(n), _dumps(a))
+                          for i, (n, a) in enumerate(calls))
+    return prose + "<|START_ACTION|>[\n    " + items + "\n]<|END_ACTION|>"
+
+
+def render_apertus(prose: str, calls: Sequence[Call]) -> str:
+    """Swiss AI Apertus: `<|tools_prefix|>[{"NAME": ARGS}, ...]<|tools_suffix|>`."""
+    if not calls:
+        return prose
+    return prose + "<|tools_prefix|>[" + ", ".join("{%s: %s}" % (_dumps(n), _dumps(a)) for n, a in calls) + \
+        "]<|tools_suffix|>"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -329,6 +347,8 @@ RENDERERS: Dict[str, Renderer] = {
     "minicpm5": render_minicpm5,
     "kimi_k3": render_kimi_k3,
     "minimax_m3": render_minimax_m3,
+    "cohere_command4": render_cohere4,
+    "apertus2509": render_apertus,
 }
 
 
@@ -480,6 +500,8 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "trinity": ("<tool_call>", "</tool_call>", "<think>", "</think>"),
     "kimi_k3": ("<|open|>", "<|close|>", "<|sep|>"),
     "minimax_m3": (_M3_NS,),
+    "cohere_command4": ("<|START_ACTION|>", "<|END_ACTION|>"),
+    "apertus2509": ("<|tools_prefix|>", "<|tools_suffix|>"),
 }
 
 
