@@ -144,4 +144,6 @@ extern const tp_format tp_fmt_hunyuan;
 extern const tp_format tp_fmt_hunyuan_os;
 extern const tp_format tp_fmt_kimi_k3;
 
+extern const tp_format tp_fmt_step3; /* fmt_xmlparam.c */
+
 #endif

@@ -35,6 +35,8 @@ SCHEMA_TYPED_FORMATS += tuple(f for f in GLM_FAMILY if f not in SCHEMA_TYPED_FOR
 ROW_FORMATS = ("poolside_v1", "spark25", "hunyuan", "hunyuan_os")
 SCHEMA_TYPED_FORMATS += ROW_FORMATS
 XML_FORMATS = ("qwen3_coder", "minimax_m2", "mimo", "dots", "minicpm5")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
+XML_FORMATS += ("step3",)
+SCHEMA_TYPED_FORMATS += ("step3",)
 
 
 def available_formats() -> List[str]:

@@ -17,7 +17,6 @@ NOT_NATIVE: Dict[str, str] = {
     "lfm2": _PLANNED,
     "minimax-m3": _PLANNED + " (SGLang's MinimaxM3Detector is already incremental: one 16 KiB argument in "
                              "4-char chunks cost 0.024 s here, benchmarks/sglang_k3_m3.py)",
-    "step3": _PLANNED,
     "muse": _PLANNED + " (a fixed wire format that SGLang rescans per chunk; docs/PARSERS.md)",
     "inkling": _PLANNED + " (a fixed wire format that SGLang rescans per chunk; docs/PARSERS.md)",
     "beam": "template-driven: the format is the model's response template, read at run time; "

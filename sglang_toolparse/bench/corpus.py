@@ -271,6 +271,23 @@ def render_kimi_k3(prose: str, calls: Sequence[Call]) -> str:
     return out + "<|open|>tools<|sep|>" + body + "<|close|>tools<|sep|>"
 
 
+_STEP_BAR = "\uff5c"
+
+
+def render_step3(prose: str, calls: Sequence[Call]) -> str:
+    """StepFun Step-3: `<｜tool_calls_begin｜>\n<｜tool_call_begin｜>\nfunction<｜tool_sep｜><steptml:invoke
+    name="NAME"><steptml:parameter name="K">V</steptml:parameter>...</steptml:invoke><｜tool_call_end｜>...
+    <｜tool_calls_end｜>`: strings raw, other values as JSON."""
+    if not calls:
+        return prose
+    tok = lambda t: "<%s%s%s>" % (_STEP_BAR, t, _STEP_BAR)  # noqa: E731
+    body = "".join("%s\nfunction%s<steptml:invoke name=\"%s\">%s</steptml:invoke>%s\n" % (
+        tok("tool_call_begin"), tok("tool_sep"), n, "".join(
+            '<steptml:parameter name="%s">%s</steptml:parameter>' % (k, _glm_value(v)) for k, v in a.items()),
+        tok("tool_call_end")) for n, a in calls)
+    return (prose + "\n" if prose else "") + tok("tool_calls_begin") + "\n" + body + tok("tool_calls_end")
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -304,6 +321,7 @@ RENDERERS: Dict[str, Renderer] = {
     "gigachat35": _dsml("tool_calls", "invoke", "parameter", "\uff5cGCML\uff5c"),
     "minicpm5": render_minicpm5,
     "kimi_k3": render_kimi_k3,
+    "step3": render_step3,
 }
 
 
@@ -454,6 +472,8 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "dots": ("<dots_function_call>", "</dots_function_call>"),
     "trinity": ("<tool_call>", "</tool_call>", "<think>", "</think>"),
     "kimi_k3": ("<|open|>", "<|close|>", "<|sep|>"),
+    "step3": tuple("<\uff5c%s\uff5c>" % t for t in ("tool_calls_begin", "tool_calls_end", "tool_call_begin",
+                                                      "tool_call_end", "tool_sep")),
 }
 
 
