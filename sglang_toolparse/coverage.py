@@ -13,11 +13,13 @@ NOT_NATIVE: Dict[str, str] = {
     "gemma4": _PLANNED,
     "gigachat3": _PLANNED,
     "interns1": _PLANNED,
-    "k2_horizon": _PLANNED,
+    "k2_horizon": _PLANNED + " (three dialects in one stream: xml, xml_typed and JSON bodies; what a native "
+                             "row needs: docs/PARSERS.md)",
     "lfm2": _PLANNED,
     "minimax-m3": _PLANNED + " (SGLang's MinimaxM3Detector is already incremental: one 16 KiB argument in "
                              "4-char chunks cost 0.024 s here, benchmarks/sglang_k3_m3.py)",
-    "muse": _PLANNED + " (a fixed wire format that SGLang rescans per chunk; docs/PARSERS.md)",
+    "muse": _PLANNED + " (a fixed wire format that SGLang rescans per chunk; Harmony-style channel headers "
+                       "in front of an XML-parameter body: docs/PARSERS.md)",
     "inkling": _PLANNED + " (a fixed wire format that SGLang rescans per chunk; docs/PARSERS.md)",
     "beam": "template-driven: the format is the model's response template, read at run time; "
             "SGLang's parser is linear and exact at every split (measured, docs/PARSERS.md)",
