@@ -18,6 +18,13 @@
  *   kimi_k3:      <|open|>tools<|sep|><|open|>call tool="NAME" index="1"<|sep|>
  *                 <|open|>argument key="KEY" type="string"<|sep|>VALUE<|close|>argument<|sep|>
  *                 ...<|close|>call<|sep|>...<|close|>tools<|sep|>
+ *   step3:        <｜tool_calls_begin｜>\n<｜tool_call_begin｜>\nfunction<｜tool_sep｜>
+ *                 <steptml:invoke name="NAME"><steptml:parameter name="KEY">VALUE</steptml:parameter>
+ *                 ...</steptml:invoke><｜tool_call_end｜>\n...<｜tool_calls_end｜>
+ *                 (StepFun Step-3: the invoke is the span between <｜tool_call_begin｜> and
+ *                 <｜tool_call_end｜>; its lead `function<｜tool_sep｜><steptml:invoke name="`
+ *                 (blanks allowed before each part) is checked when the name is complete;
+ *                 values stripped; typed by tp_rules_step3, as Step3Detector types them)
  *
  * Kimi K3 (its encoder, and SGLang's KimiK3Detector for what it leaves
  * open): the name and the key are attribute values, written with `&` as
@@ -96,6 +103,7 @@ enum { B_INVOKE, B_BLOCK_END, B_BLOCK };
 
 #define MAX_VALUE_END 8
 #define MAX_TEXT_DROP 3
+#define MAX_NAME_LEAD 3
 #define VATTR_KEEP 128 /* bytes of a value tag's attributes read for its type */
 
 typedef struct {
@@ -119,6 +127,10 @@ typedef struct {
     const char *value_start;
     const char *text_drop[MAX_TEXT_DROP];
     uint8_t ntext_drop;
+    /* step3: the parts (each after optional blanks) between invoke_open and
+     * the name; read with the name, up to name_end, and checked there */
+    const char *name_lead[MAX_NAME_LEAD];
+    uint8_t nname_lead;
     tp_matcher text_m, block_m, name_m, inv_m, key_m, value_m, vattr_m;
 } xml_spelling;
 
@@ -188,6 +200,22 @@ static xml_spelling SPELLINGS[] = {
         .value_start = "<|sep|>",
         .text_drop = {"<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>"},
         .ntext_drop = 3,
+    },
+    {   /* the invoke spans <｜tool_call_begin｜> ... <｜tool_call_end｜>; its
+         * </steptml:invoke> is markup between parameters */
+        .fmt = &tp_fmt_step3,
+        .block_open = "<\xef\xbd\x9ctool_calls_begin\xef\xbd\x9c>",
+        .block_close = "<\xef\xbd\x9ctool_calls_end\xef\xbd\x9c>",
+        .invoke_open = "<\xef\xbd\x9ctool_call_begin\xef\xbd\x9c>", .name_end = "\">",
+        .invoke_close = "<\xef\xbd\x9ctool_call_end\xef\xbd\x9c>",
+        .name_lead = {"function", "<\xef\xbd\x9ctool_sep\xef\xbd\x9c>", "<steptml:invoke name=\""},
+        .nname_lead = 3,
+        .param_open = "<steptml:parameter name=\"", .key_end = "\">",
+        .value_end = {"</steptml:parameter>", "</steptml:invoke>", "<\xef\xbd\x9ctool_call_end\xef\xbd\x9c>",
+                      "<\xef\xbd\x9ctool_calls_end\xef\xbd\x9c>"},
+        .value_act = {A_PARAM_END, A_PARAM_END, A_INVOKE_END, A_BLOCK_END},
+        .nvalue_end = 4,
+        .strip = 1,
     },
 };
 #define NSPELLINGS (sizeof(SPELLINGS) / sizeof(SPELLINGS[0]))
@@ -411,12 +439,35 @@ static void attr_value(tp_buf *b)
     replace_all(b, "&amp;", '&');
 }
 
+/* step3: the row's name lead (each part after optional blanks) read off
+ * the front of the name; 0 when the name does not begin with it. */
+static int take_lead(tp_buf *b, const xml_spelling *sp)
+{
+    size_t i = 0;
+    for (size_t k = 0; k < sp->nname_lead; k++) {
+        size_t l = strlen(sp->name_lead[k]);
+        while (i < b->len && is_blank(b->data[i]))
+            i++;
+        if (b->len - i < l || memcmp(b->data + i, sp->name_lead[k], l) != 0)
+            return 0;
+        i += l;
+    }
+    memmove(b->data, b->data + i, b->len - i);
+    b->len -= i;
+    return 1;
+}
+
 static void name_done(tp_parser *p, const xml_spelling *sp)
 {
     p->mode = M_INV;
     if (p->discard)
         return;
-    if (sp->attr_values)
+    if (sp->nname_lead) { /* then the name as written (Step3Detector: [^"]+) */
+        if (!take_lead(&p->name, sp)) {
+            fail(p, TP_ERR_BAD_NAME, p->call_off); /* not a function invoke */
+            return;
+        }
+    } else if (sp->attr_values)
         attr_value(&p->name);
     else
         strip(&p->name);
@@ -886,3 +937,4 @@ const tp_format tp_fmt_mimo = {"mimo", xml_feed, xml_finish};
 const tp_format tp_fmt_dots = {"dots", xml_feed, xml_finish};
 const tp_format tp_fmt_minicpm5 = {"minicpm5", xml_feed, xml_finish};
 const tp_format tp_fmt_kimi_k3 = {"kimi_k3", xml_feed, xml_finish};
+const tp_format tp_fmt_step3 = {"step3", xml_feed, xml_finish};

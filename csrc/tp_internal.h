@@ -153,4 +153,6 @@ void tp_jsontag_mistral_array_enter(tp_parser *p, uint64_t call_off);
 void tp_jsontag_mistral_array_feed(tp_parser *p, const uint8_t *s, size_t n);
 void tp_jsontag_mistral_array_finish(tp_parser *p);
 
+extern const tp_format tp_fmt_step3; /* fmt_xmlparam.c */
+
 #endif

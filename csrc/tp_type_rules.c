@@ -249,6 +249,28 @@ const tp_type_rules tp_rules_kimi_k3 = {
     1,
 };
 
+/* step3_detector.Step3Detector: a parameter whose schema `type` is absent
+ * or "string" (undeclared keys and unknown tools too) is its (stripped)
+ * text; any other `type` (a list included): json.loads, else
+ * ast.literal_eval, else the text (a value with NaN/Infinity: the text). */
+const tp_type_rules tp_rules_step3 = {
+    "step3",
+    {
+        [TP_KIND_UNTYPED] = 0,
+        [TP_KIND_STRING] = 0,
+        [TP_KIND_OTHER] = MINICPM5_PARSE,
+        [TP_KIND_INTEGER] = MINICPM5_PARSE,
+        [TP_KIND_NUMBER] = MINICPM5_PARSE,
+        [TP_KIND_BOOLEAN] = MINICPM5_PARSE,
+        [TP_KIND_NULL] = MINICPM5_PARSE,
+        [TP_KIND_OBJECT] = MINICPM5_PARSE,
+        [TP_KIND_ARRAY] = MINICPM5_PARSE,
+        [TP_KIND_UNION] = MINICPM5_PARSE,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
 /* A format without rules of its own: a non-string value is its raw text. */
 const tp_type_rules tp_rules_plain = {"plain", {0}};
 
@@ -271,6 +293,7 @@ static const struct {
     {"dots", &tp_rules_dots},
     {"minicpm5", &tp_rules_minicpm5},
     {"kimi_k3", &tp_rules_kimi_k3},
+    {"step3", &tp_rules_step3},
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)
@@ -289,7 +312,8 @@ const tp_type_rules *tp_rules_named(const char *family)
                                                    &tp_rules_poolside_v1, &tp_rules_spark25,
                                                    &tp_rules_hunyuan, &tp_rules_dots,
                                                    &tp_rules_minicpm5,
-                                                   &tp_rules_kimi_k3};
+                                                   &tp_rules_kimi_k3,
+                                                   &tp_rules_step3};
     for (size_t i = 0; i < sizeof(ALL) / sizeof(ALL[0]); i++)
         if (strcmp(ALL[i]->family, family) == 0)
             return ALL[i];

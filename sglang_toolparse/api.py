@@ -37,6 +37,8 @@ ROW_FORMATS = ("poolside_v1", "spark25", "hunyuan", "hunyuan_os")
 SCHEMA_TYPED_FORMATS += ROW_FORMATS
 XML_FORMATS = ("qwen3_coder", "minimax_m2", "mimo", "dots", "minicpm5")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
 SCHEMA_TYPED_FORMATS += ("minimax_m3",)  # nested values built by minimax_m3_types.py
+XML_FORMATS += ("step3",)
+SCHEMA_TYPED_FORMATS += ("step3",)
 
 
 def available_formats() -> List[str]:

@@ -11,10 +11,11 @@ NOT_NATIVE: Dict[str, str] = {
     "gemma4": _PLANNED,
     "gigachat3": _PLANNED,
     "interns1": _PLANNED,
-    "k2_horizon": _PLANNED,
+    "k2_horizon": _PLANNED + " (three dialects in one stream: xml, xml_typed and JSON bodies; what a native "
+                             "row needs: docs/PARSERS.md)",
     "lfm2": _PLANNED,
-    "step3": _PLANNED,
-    "muse": _PLANNED + " (a fixed wire format that SGLang rescans per chunk; docs/PARSERS.md)",
+    "muse": _PLANNED + " (a fixed wire format that SGLang rescans per chunk; Harmony-style channel headers "
+                       "in front of an XML-parameter body: docs/PARSERS.md)",
     "inkling": _PLANNED + " (a fixed wire format that SGLang rescans per chunk; docs/PARSERS.md)",
     "beam": "template-driven: the format is the model's response template, read at run time; "
             "SGLang's parser is linear and exact at every split (measured, docs/PARSERS.md)",

@@ -957,3 +957,18 @@ class Apertus2509NativeDetector(NativeDetectorMixin, Apertus2509Detector):
     _tp_markers = ("<|tools_prefix|>",)
     _tp_token_lead = "<|tools_"  # the tokens the core reads: <|tools_prefix|>, a stray <|tools_suffix|>
     parser_name = "apertus2509_native"
+
+
+# ---- Step-3 (issue 23): a row of the XML-parameter engine ---------------------
+from sglang.srt.function_call.step3_detector import Step3Detector  # noqa: E402
+
+
+class Step3NativeDetector(NativeDetectorMixin, Step3Detector):
+    """StepFun Step-3 (`<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>
+    <steptml:invoke name="NAME"><steptml:parameter name="KEY">VALUE</steptml:parameter>...
+    </steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>`), native core: a row of the
+    Qwen3-Coder/MiniMax-M2 engine, values stripped and typed by Step3Detector's rules."""
+
+    _tp_format = "step3"
+    _tp_markers = ("<\uff5ctool_calls_begin\uff5c>",)
+    parser_name = "step3_native"

@@ -84,6 +84,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "minimax-m3_native": ("MinimaxM3NativeDetector", "minimax-m3"),
     "cohere_command4_native": ("CohereCommand4NativeDetector", "cohere_command4"),
     "apertus2509_native": ("Apertus2509NativeDetector", "apertus2509"),
+    "step3_native": ("Step3NativeDetector", "step3"),
 }
 
 

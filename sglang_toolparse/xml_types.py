@@ -97,6 +97,8 @@ NULL_WORDS: Dict[Tuple[str, str], Tuple[str, ...]] = {
     ("dots", "other"): ("null",),
     ("minicpm5", "string"): (),
     ("minicpm5", "other"): (),
+    ("step3", "string"): (),
+    ("step3", "other"): (),
 }
 # Exact spellings read as null, from the templates (case-sensitive).
 TEMPLATE_NULL: Dict[Tuple[str, str], Tuple[str, ...]] = {
@@ -208,6 +210,11 @@ CONVERSIONS: Dict[str, Dict[str, Callable[[str], Any]]] = {
         "json": _json,
     },
     "minicpm5": {
+        "string": lambda raw: raw,
+        "json": _json,
+        "literal": _literal,
+    },
+    "step3": {
         "string": lambda raw: raw,
         "json": _json,
         "literal": _literal,
@@ -351,7 +358,7 @@ def _minicpm5_c_kind(kind: str, chain: Tuple[str, ...]) -> Tuple[str, int]:
 
 
 C_KINDS = {"qwen3_coder": _qwen_c_kind, "minimax_m2": _minimax_c_kind, "dots": _dots_c_kind,
-           "minicpm5": _minicpm5_c_kind}
+           "minicpm5": _minicpm5_c_kind, "step3": _minicpm5_c_kind}
 
 
 def c_rows(fmt: str, tools: Schemas) -> List[Tuple[str, str, List[Tuple[str, str, int]]]]:
@@ -427,6 +434,18 @@ def minicpm5_param(schema: Any) -> _Param:
     if isinstance(schema, dict) and schema.get("type") == "string":
         return _Param("minicpm5", "string", ("string",), "string")
     return _Param("minicpm5", "other", ("json", "literal"), "string")
+
+
+def step3_param(schema: Any) -> _Param:
+    """Step3Detector (get_argument_type): the schema's own `type` (without
+    one, the type anyOf / oneOf / enum give, infer_type: Step3Detector takes
+    those as strings, docs/PARSERS.md); absent (or empty) or "string": the
+    raw text; any other (a list too): json.loads, then ast.literal_eval,
+    then the text."""
+    t = (schema["type"] if "type" in schema else infer_type(schema)) if isinstance(schema, dict) else None
+    if not t or t == "string":
+        return _Param("step3", "string", ("string",), "string")
+    return _Param("step3", "other", ("json", "literal"), "string")
 
 
 def _resolve_refs(schema: Any, defs: Dict[str, Any], depth: int = 0) -> Any:
@@ -512,7 +531,7 @@ def convert(param: _Param, raw: str) -> Any:
 
 
 FAMILIES = {"qwen3_coder": qwen_param, "minimax_m2": minimax_param, "dots": dots_param,
-            "minicpm5": minicpm5_param}
+            "minicpm5": minicpm5_param, "step3": step3_param}
 # formats typed by another family's rules (the C side: BY_FORMAT in
 # csrc/tp_type_rules.c): MiMoDetector converts as Qwen3CoderDetector does
 TYPING = {"mimo": "qwen3_coder"}

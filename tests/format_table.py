@@ -568,6 +568,32 @@ TABLE["apertus2509"] = FormatSpec(
         _AP[0] + ' [ {"search": {"q": [1]}} ] ' + _AP[1] + _AP[0] + "[{",
     ))
 
+_STEP = ("<\uff5ctool_calls_begin\uff5c>", "<\uff5ctool_calls_end\uff5c>", "<\uff5ctool_call_begin\uff5c>",
+         "<\uff5ctool_call_end\uff5c>", "<\uff5ctool_sep\uff5c>", "function", '<steptml:invoke name="',
+         "</steptml:invoke>", '<steptml:parameter name="', "</steptml:parameter>", '">')
+
+
+def render_step3(name: str, args) -> str:
+    """Step-3: one call, strings raw, other values as JSON."""
+    args = json.loads(args) if isinstance(args, str) else args
+    body = "".join('<steptml:parameter name="%s">%s</steptml:parameter>' % (
+        k, v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)) for k, v in args.items())
+    return '%s\nfunction%s<steptml:invoke name="%s">%s</steptml:invoke>%s' % (_STEP[2], _STEP[4], name, body, _STEP[3])
+
+
+TABLE["step3"] = FormatSpec(
+    "step3", _STEP, render_call=render_step3, block=lambda calls: _STEP[0] + "\n" + "\n".join(calls) + "\n" + _STEP[1],
+    json_args=False,
+    extra_seeds=(
+        # a lead that is not `function`, a value with markup and blanks, no block end, a bare call token
+        _STEP[0] + _STEP[2] + "code" + _STEP[4] + '<steptml:invoke name="f"></steptml:invoke>' + _STEP[3] + _STEP[2]
+        + " function\n" + _STEP[4] + '\n<steptml:invoke name="f">\n<steptml:parameter name="a"> <b>x</b> '
+        "</steptml:parameter>\n</steptml:invoke>" + _STEP[3] + _STEP[1] + " after " + _STEP[2],
+        _STEP[0] + _STEP[2] + "function" + _STEP[4] + '<steptml:invoke name="f">' + "".join(
+            '<steptml:parameter name="%s"> %s </steptml:parameter>' % kv for kv in _TYPED_VALUES),
+        "Hi " + _STEP[0] + " no call " + _STEP[1],
+    ))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

@@ -144,6 +144,7 @@ srt/parser/reasoning_parser.py | ReasoningParser | literal | 'minimax-m3' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'mistral' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'nanbeige' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'poolside_v1' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3p5' | 1
 srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'iquest_q1' | 1
@@ -164,6 +165,7 @@ srt/parser/reasoning_parser_names.py | <module> | literal | 'minimax-m3' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'mistral' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'nanbeige' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'poolside_v1' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'step3' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'step3p5' | 1
 srt/parser/response_template.py | tool_close_token_ids | passed | tool_close_tokens(tool_call_parser, tokenizer) | 1
 srt/parser/response_template.py | tool_close_tokens | lookup | FunctionCallParser.ToolCallParserEnum.get(tool_call_parser) | 1
@@ -189,6 +191,7 @@ srt/parser/template_detection.py | <module> | literal | 'mistral' | 5
 srt/parser/template_detection.py | <module> | literal | 'poolside_v1' | 4
 srt/parser/template_detection.py | <module> | literal | 'qwen' | 2
 srt/parser/template_detection.py | <module> | literal | 'qwen3_coder' | 2
+srt/parser/template_detection.py | <module> | literal | 'step3' | 4
 srt/parser/template_detection.py | <module> | literal | 'step3p5' | 4
 srt/parser/template_detection.py | _architecture_auto_parsers | key | 'tool_call_parser' | 1
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'deepseekv32' | 1

@@ -339,6 +339,10 @@ for _b in ("nanbeige", "mimo", "dots", "minicpm5", "trinity", "gigachat35"):
     for _c in ("tokens", "bursts"):
         BUILTIN_DIFFS[("content", _b, _c)] = _KEPT_NLS
 BUILTIN_DIFFS[("content", "trinity", "bursts")] = _PROSE_LOST % ""
+SPECIAL_TOKENS["step3"] = tuple("<\uff5c%s\uff5c>" % t for t in (
+    "tool_calls_begin", "tool_calls_end", "tool_call_begin", "tool_call_end", "tool_sep"))
+for _c in ("tokens", "bursts"):
+    BUILTIN_DIFFS[("content", "step3", _c)] = _KEPT_NLS
 BUILTIN_DIFFS[("calls", "trinity", "bursts")] = _BURST_CALLS
 
 # rows of the GLM engine (issue 20): canned output as each template writes it

@@ -87,6 +87,31 @@ def render_minicpm5(prose: str, calls: Sequence[Call]) -> str:
         for name, args in calls)
 
 
+STEP_BEGIN, STEP_END = "<\uff5ctool_calls_begin\uff5c>", "<\uff5ctool_calls_end\uff5c>"
+STEP_CALL, STEP_CALL_END, STEP_SEP = "<\uff5ctool_call_begin\uff5c>", "<\uff5ctool_call_end\uff5c>", "<\uff5ctool_sep\uff5c>"
+
+
+def render_step3(prose: str, calls: Sequence[Call]) -> str:
+    """StepFun Step-3 (the layout its chat template's tool prompt spells out,
+    in the tokenizer's fullwidth-bar tokens as Step3Detector reads them): a
+    block, one `<｜tool_call_begin｜>\\nfunction<｜tool_sep｜><steptml:invoke ...>`
+    per call, '\\n' between; strings raw, other values as JSON."""
+    if not calls:
+        return prose
+    body = "".join("%s\nfunction%s<steptml:invoke name=\"%s\">%s</steptml:invoke>%s\n" % (
+        STEP_CALL, STEP_SEP, name, "".join('<steptml:parameter name="%s">%s</steptml:parameter>'
+                                           % (k, v if isinstance(v, str) else tojson(v)) for k, v in args.items()),
+        STEP_CALL_END) for name, args in calls)
+    return (prose + "\n" if prose else "") + STEP_BEGIN + "\n" + body + STEP_END
+
+
+def _step3_call(name: str, params: str) -> str:
+    """One call in a block; `params` continues `<steptml:parameter name="` (empty: none)."""
+    body = '<steptml:parameter name="' + params.lstrip() if params else ""
+    return (STEP_BEGIN + STEP_CALL + "function" + STEP_SEP + '<steptml:invoke name="%s">%s</steptml:invoke>' % (name, body)
+            + STEP_CALL_END + STEP_END)
+
+
 class Variant(NamedTuple):
     sglang: str  # SGLang's --tool-call-parser name (ours: sglang + "_native")
     fmt: str  # the name StreamParser takes (a core format or an alias)
@@ -106,6 +131,11 @@ def cases_of(variant: str) -> Dict[str, Tuple[str, List[Call]]]:
 
 _QWEN25_PROSE = ("Qwen25Detector (TrinityDetector's base) loses the prose that shares a chunk with the "
                  "'\\n<tool_call>' that follows it")
+
+_STEP3_EMPTY = ("Step3Detector loses a call without parameters: one-shot its invoke regex needs a body "
+                "(`(.+?)`), streamed it is sent with no arguments at all")
+_STEP3_BURST = ("Step3Detector returns at the chunk holding <\uff5ctool_calls_begin\uff5c> without parsing the "
+                "rest of it: calls that arrive in that chunk are never sent (a burst gives 0 calls)")
 
 VARIANTS: Dict[str, Variant] = {
     "nanbeige": Variant("nanbeige", "nanbeige", render_nanbeige, {
@@ -205,6 +235,39 @@ VARIANTS: Dict[str, Variant] = {
                                          'string="false">three</%sparameter></%sinvoke></%stool_calls>'
                                          % ((GCML,) * 6), "", [("get_weather", '{"days": "three"}')]),
         "dsml_spelling_is_text": ("<\uff5cDSML\uff5cinvoke name=\"noop\"/>", "<\uff5cDSML\uff5cinvoke name=\"noop\"/>", []),
+    }),
+    "step3": Variant("step3", "step3", render_step3, {
+        "code_string:*": "Step3Detector reads a value as `[^<]*`: a value with a '<' in it is dropped from the "
+                         "arguments",
+        "zero_args:*": _STEP3_EMPTY, "two_calls:*": _STEP3_EMPTY,
+        "long_string:*": "Step3Detector sends a parameter only when its closing tag has arrived (re-running its "
+                         "regexes and json.dumps over the whole call every chunk)",
+        "optional_integer:*": "Step3Detector reads only a parameter schema's own `type`: an anyOf "
+                              "[integer, null] parameter stays the string \"7\"",
+        "float_integral:stream:bursts": _STEP3_BURST, "unicode:stream:bursts": _STEP3_BURST,
+    }, cases={
+        "float_integral": ("", [("get_weather", {"ratio": 2.0})]),
+        "optional_integer": ("", [("get_weather", {"count": 7})]),
+    }, golden={
+        # Step3Detector strips a value, then types it by the schema's `type`
+        "values_stripped_and_typed": (_step3_call("get_weather", ' city">\n Paris \n</steptml:parameter>'
+                                                  '<steptml:parameter name="days"> 3 </steptml:parameter>'
+                                                  '<steptml:parameter name="opts">{\'a\': (1, None)}</steptml:parameter>'
+                                                  '<steptml:parameter name="ratio">about 2</steptml:parameter>'), "",
+                                      [("get_weather", '{"city": "Paris", "days": 3, "opts": {"a": [1, null]}, '
+                                                       '"ratio": "about 2"}')]),
+        "null_word_string_or_null": (_step3_call("get_weather", ' city">null</steptml:parameter><steptml:parameter '
+                                                                'name="days">null</steptml:parameter>'), "",
+                                     [("get_weather", '{"city": "null", "days": null}')]),
+        "markup_in_value_kept": (_step3_call("write_file", ' content"><steptml:parameter name="x">a</b>'
+                                                          '</steptml:parameter>'), "",
+                                 [("write_file", '{"content": "<steptml:parameter name=\\"x\\">a</b>"}')]),
+        "not_a_function_is_dropped": (STEP_BEGIN + STEP_CALL + "code" + STEP_SEP + '<steptml:invoke name="noop">'
+                                      "</steptml:invoke>" + STEP_CALL_END + "\n" + STEP_CALL + " function " + STEP_SEP
+                                      + '\n<steptml:invoke name="noop"></steptml:invoke>' + STEP_CALL_END + STEP_END,
+                                      "", [("noop", "{}")]),
+        "prose_after_block_kept": (_step3_call("noop", "") + "\nDone.", "\nDone.", [("noop", "{}")]),
+        "no_call_is_text": (STEP_BEGIN + "hello " + STEP_CALL, STEP_BEGIN + "hello " + STEP_CALL, []),
     }),
 }
 

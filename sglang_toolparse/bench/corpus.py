@@ -313,6 +313,23 @@ def render_apertus(prose: str, calls: Sequence[Call]) -> str:
         "]<|tools_suffix|>"
 
 
+_STEP_BAR = "\uff5c"
+
+
+def render_step3(prose: str, calls: Sequence[Call]) -> str:
+    """StepFun Step-3: `<｜tool_calls_begin｜>\n<｜tool_call_begin｜>\nfunction<｜tool_sep｜><steptml:invoke
+    name="NAME"><steptml:parameter name="K">V</steptml:parameter>...</steptml:invoke><｜tool_call_end｜>...
+    <｜tool_calls_end｜>`: strings raw, other values as JSON."""
+    if not calls:
+        return prose
+    tok = lambda t: "<%s%s%s>" % (_STEP_BAR, t, _STEP_BAR)  # noqa: E731
+    body = "".join("%s\nfunction%s<steptml:invoke name=\"%s\">%s</steptml:invoke>%s\n" % (
+        tok("tool_call_begin"), tok("tool_sep"), n, "".join(
+            '<steptml:parameter name="%s">%s</steptml:parameter>' % (k, _glm_value(v)) for k, v in a.items()),
+        tok("tool_call_end")) for n, a in calls)
+    return (prose + "\n" if prose else "") + tok("tool_calls_begin") + "\n" + body + tok("tool_calls_end")
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -349,6 +366,7 @@ RENDERERS: Dict[str, Renderer] = {
     "minimax_m3": render_minimax_m3,
     "cohere_command4": render_cohere4,
     "apertus2509": render_apertus,
+    "step3": render_step3,
 }
 
 
@@ -502,6 +520,8 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "minimax_m3": (_M3_NS,),
     "cohere_command4": ("<|START_ACTION|>", "<|END_ACTION|>"),
     "apertus2509": ("<|tools_prefix|>", "<|tools_suffix|>"),
+    "step3": tuple("<\uff5c%s\uff5c>" % t for t in ("tool_calls_begin", "tool_calls_end", "tool_call_begin",
+                                                      "tool_call_end", "tool_sep")),
 }
 
 
