@@ -144,4 +144,8 @@ extern const tp_format tp_fmt_hunyuan;
 extern const tp_format tp_fmt_hunyuan_os;
 extern const tp_format tp_fmt_kimi_k3;
 
+/* more rows of the JSON-object engine (fmt_jsontag.c) */
+extern const tp_format tp_fmt_interns1;
+extern const tp_format tp_fmt_gigachat3;
+
 #endif

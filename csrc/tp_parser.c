@@ -33,6 +33,8 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_gigachat35,
     &tp_fmt_minicpm5,
     &tp_fmt_kimi_k3,
+    &tp_fmt_interns1,
+    &tp_fmt_gigachat3,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];

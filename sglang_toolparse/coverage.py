@@ -11,8 +11,6 @@ NOT_NATIVE: Dict[str, str] = {
     "apertus2509": _PLANNED,
     "cohere_command4": _PLANNED,
     "gemma4": _PLANNED,
-    "gigachat3": _PLANNED,
-    "interns1": _PLANNED,
     "k2_horizon": _PLANNED,
     "lfm2": _PLANNED,
     "minimax-m3": _PLANNED + " (SGLang's MinimaxM3Detector is already incremental: one 16 KiB argument in "

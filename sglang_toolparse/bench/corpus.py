@@ -271,6 +271,22 @@ def render_kimi_k3(prose: str, calls: Sequence[Call]) -> str:
     return out + "<|open|>tools<|sep|>" + body + "<|close|>tools<|sep|>"
 
 
+def render_interns1(prose: str, calls: Sequence[Call]) -> str:
+    """InternLM2 / Intern-S1: `<|action_start|><|plugin|>\n{"name": ..., "parameters": ...}<|action_end|>`
+    per call, the two opening tokens with a space between them as SGLang's
+    detokenizer writes them (the only spelling SGLang's detector reads)."""
+    return prose + "".join("<|action_start|> <|plugin|>\n%s<|action_end|>" % _dumps({"name": n, "parameters": a})
+                           for n, a in calls)
+
+
+def render_gigachat3(prose: str, calls: Sequence[Call]) -> str:
+    """GigaChat 3: `<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": ..., "arguments": ...}`.
+    The template writes one call per message; the multi-call scenarios give
+    each call its own header (SGLang's detector reads only the first)."""
+    return prose + "".join("<|message_sep|>\n\nfunction call<|role_sep|>\n" + _dumps({"name": n, "arguments": a})
+                           for n, a in calls)
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -304,6 +320,8 @@ RENDERERS: Dict[str, Renderer] = {
     "gigachat35": _dsml("tool_calls", "invoke", "parameter", "\uff5cGCML\uff5c"),
     "minicpm5": render_minicpm5,
     "kimi_k3": render_kimi_k3,
+    "interns1": render_interns1,
+    "gigachat3": render_gigachat3,
 }
 
 
@@ -454,6 +472,8 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "dots": ("<dots_function_call>", "</dots_function_call>"),
     "trinity": ("<tool_call>", "</tool_call>", "<think>", "</think>"),
     "kimi_k3": ("<|open|>", "<|close|>", "<|sep|>"),
+    "interns1": ("<|action_start|>", "<|plugin|>", "<|action_end|>"),
+    "gigachat3": ("<|message_sep|>", "<|role_sep|>", "<|function_call|>"),
 }
 
 
