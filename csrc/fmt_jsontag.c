@@ -3,13 +3,18 @@
  *   qwen25, hermes: <tool_call>{"name": ..., "arguments": ...}</tool_call>
  *   llama3:         <|python_tag|>{"name": ..., "parameters": ...}; {...}
  *                   or {"name": ...} as the first thing in the output
+ *   interns1:       <|action_start|><|plugin|>\n{"name": ..., "parameters": ...}<|action_end|>
+ *                   (or "<|action_start|> <|plugin|>", as SGLang detokenizes)
+ *   gigachat3:      <|message_sep|>\n\nfunction call<|role_sep|>\n{"name": ..., "arguments": ...}
+ *                   or <|function_call|>{...} (3.1); the object's `}` ends the call
  *
  * One engine; the rows (ROWS below) give the tag that opens a call, the tag
  * that closes it (none for Llama 3: the object's closing `}` ends the
  * call), the byte between calls of one section (Llama 3: `;`, as SGLang's
  * Llama32Detector reads them) and whether a bare object at the start of
  * the output is a call (Llama 3.1/3.2/3.3 templates ask for plain JSON,
- * `<|python_tag|>` is optional).
+ * `<|python_tag|>` is optional), other spellings of the opening tag and
+ * the key that holds the arguments.
  * Arcee Trinity (trinity) is the qwen25 row read after removing <think> /
  * </think> (a filter in front of the engine, at the end of this file).
  *
@@ -91,11 +96,15 @@ typedef struct {
     const char *end_tag; /* closes it; NULL: the object's `}` ends the call */
     uint8_t sep;         /* no end tag: the byte between calls (0: none) */
     uint8_t bare_start;  /* a `{"` first in the output opens a call */
+    const char *alt[2];  /* other spellings of the opening tag (NULL: none) */
+    const char *args_key; /* the only key holding the arguments (NULL:
+                           * "arguments" or "parameters") */
     /* built by init */
-    size_t tag_len, end_len;
-    int text_end, skip_end, skip_open; /* marker indices (-1: none) */
-    tp_matcher text_m;                 /* tag, stray end tag */
-    tp_matcher end_m;                  /* end tag, tag (a missing end tag) */
+    size_t tag_len, end_len, alt_len[2];
+    int text_end, skip_end, skip_open;  /* marker indices (-1: none); the
+                                         * alt tags follow the tag in both */
+    tp_matcher text_m;                 /* tag, stray end tag, alt tags */
+    tp_matcher end_m;                  /* end tag, tag, alt tags (a missing end tag) */
     uint8_t array;       /* the calls are a JSON array's elements: `]` ends the section */
     uint8_t array_open;  /* the tag is a lead marker: whitespace and the array's `[` follow it */
     const char *name_key; /* the name's key besides "name" (NULL: none) */
@@ -103,44 +112,80 @@ typedef struct {
 } jt_row;
 
 static jt_row ROWS[] = {
-    {"<tool_call>", "</tool_call>", 0, 0, 0, 0, 0, 0, 0, {0}, {0}}, /* qwen25, hermes */
-    {"<|python_tag|>", NULL, ';', 1, 0, 0, 0, 0, 0, {0}, {0}},      /* llama3 */
+    {.tag = "<tool_call>", .end_tag = "</tool_call>"},             /* qwen25, hermes */
+    {.tag = "<|python_tag|>", .sep = ';', .bare_start = 1},         /* llama3 */
     {.tag = "[", .sep = ',', .bare_start = 1, .array = 1},           /* jsonarray */
     {.tag = "[TOOL_CALLS]", .sep = ',', .array = 1, .array_open = 1}, /* mistral, pre-v11 array form */
     {.tag = "<|START_ACTION|>", .end_tag = "<|END_ACTION|>", .sep = ',', .array = 1, .array_open = 1,
      .name_key = "tool_name"},                                        /* cohere_command4 */
     {.tag = "<|tools_prefix|>", .end_tag = "<|tools_suffix|>", .sep = ',', .array = 1, .array_open = 1,
      .name_is_key = 1},                                               /* apertus2509 */
+    /* interns1: the template writes the two tokens adjacent; SGLang's
+     * default detokenization (spaces_between_special_tokens) puts a space
+     * between them */
+    {.tag = "<|action_start|><|plugin|>", .end_tag = "<|action_end|>",
+     .alt = {"<|action_start|> <|plugin|>"}},
+    /* gigachat3: GigaChat 3.1's token; GigaChat 3's message separator and
+     * role header (the header also alone, as SGLang reads it); the
+     * object's `}` ends the call; the arguments are under "arguments" */
+    {.tag = "<|function_call|>",
+     .alt = {"<|message_sep|>\n\nfunction call<|role_sep|>\n", "function call<|role_sep|>\n"},
+     .args_key = "arguments"},
 };
-enum { ROW_TOOL_CALL, ROW_LLAMA3, ROW_JSONARRAY, ROW_MISTRAL_ARRAY, ROW_COHERE4, ROW_APERTUS };
+enum { ROW_TOOL_CALL, ROW_LLAMA3, ROW_JSONARRAY, ROW_MISTRAL_ARRAY, ROW_COHERE4, ROW_APERTUS, ROW_INTERNS1,
+       ROW_GIGACHAT3 };
 
 int tp_fmt_jsontag_init(void)
 {
     for (size_t r = 0; r < sizeof(ROWS) / sizeof(ROWS[0]); r++) {
         jt_row *w = &ROWS[r];
-        const char *text_pats[2] = {w->tag, w->end_tag};
-        const char *end_pats[2] = {w->end_tag, w->tag};
+        const char *text_pats[4], *end_pats[4];
+        int nt = 0, ne = 0;
         int have_end = w->end_tag != NULL;
         w->tag_len = strlen(w->tag);
         w->end_len = have_end ? strlen(w->end_tag) : 0;
+        text_pats[nt++] = w->tag;
+        if (have_end) {
+            end_pats[ne++] = w->end_tag;
+            text_pats[nt++] = w->end_tag;
+        }
         w->text_end = have_end ? 1 : -1;
         w->skip_end = have_end ? 0 : -1;
-        w->skip_open = have_end ? 1 : 0;
-        if (tp_matcher_build(&w->text_m, text_pats, have_end ? 2 : 1) ||
-            tp_matcher_build(&w->end_m, have_end ? end_pats : text_pats, have_end ? 2 : 1))
+        w->skip_open = ne;
+        end_pats[ne++] = w->tag;
+        for (int a = 0; a < 2 && w->alt[a]; a++) {
+            w->alt_len[a] = strlen(w->alt[a]);
+            text_pats[nt++] = end_pats[ne++] = w->alt[a];
+        }
+        if (tp_matcher_build(&w->text_m, text_pats, nt) ||
+            tp_matcher_build(&w->end_m, end_pats, ne))
             return -1;
     }
     return 0;
+}
+
+/* which spelling of the opening tag marker `match` of a matcher is (0:
+ * the tag, 1, 2: alt[0], alt[1]; -1: none), given the tag's index there */
+static int opener_of(int match, int tag_at)
+{
+    return match >= tag_at && match <= tag_at + 2 ? match - tag_at : -1;
+}
+
+static const char *opener(const jt_row *w, int k, size_t *len)
+{
+    *len = k ? w->alt_len[k - 1] : w->tag_len;
+    return k ? w->alt[k - 1] : w->tag;
 }
 
 /* an opening tag: held (with the whitespace after it, in pending) until
  * the next byte shows whether it opens a call object. The caller starts
  * the call's raw record (tp_raw_begin) at its first marker: the tag, or a
  * held bare `{` (Llama 3) with what was held before it. */
-static void start_call(tp_parser *p, uint64_t off)
+static void start_call(tp_parser *p, uint64_t off, int alt)
 {
     p->fstate = 0;
     p->mode = M_OPEN;
+    p->vkind = (uint8_t)alt; /* in M_OPEN: which spelling of the tag opened */
     p->call_off = off;
     p->discard = 0;
     p->have_name = 0;
@@ -261,10 +306,13 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
         case M_TEXT: {
             int match;
             i += tp_scan_text(p, &w->text_m, s + i, n - i, &match);
-            if (match == 0) {
+            int k = match == 0 ? 0 : match > 0 && match != w->text_end ? match - (w->text_end > 0) : -1;
+            if (k >= 0) {
                 /* the tag ended at chunk index i: recorded from there */
-                tp_raw_begin(p, w->tag, w->tag_len, i);
-                start_call(p, p->base + i - w->tag_len);
+                size_t tl;
+                const char *t = opener(w, k, &tl);
+                tp_raw_begin(p, t, tl, i);
+                start_call(p, p->base + i - tl, k);
             }
             else if (match == w->text_end && p->fstate) /* closes a tag that was prose */
                 tp_text(p, (const uint8_t *)w->end_tag, w->end_len);
@@ -286,7 +334,7 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
                 p->mode = w->end_tag ? M_END_TAG : M_TEXT;
                 p->node = 0;
                 i++;
-            } else if (s[i] == w->sep) {
+            } else if (w->sep && s[i] == w->sep) {
                 tp_buf_clear(&p->pending);
                 tp_buf_push(&p->pending, s[i]);
                 p->mode = M_SEMI;
@@ -314,7 +362,7 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
             } else if (p->mode == M_BARE && s[i] == '"') {
                 /* the held `{` (and `;`, whitespace) is the call's first marker */
                 tp_raw_begin(p, (const char *)p->pending.data, p->pending.len, i);
-                start_call(p, p->call_off);
+                start_call(p, p->call_off, 0);
                 object_begins(p);
             } else {
                 held_is_prose(p);
@@ -334,8 +382,10 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
                 i++;
             } else {
                 /* not a call: the tag and what followed it are prose */
+                size_t tl;
+                const char *t = opener(w, p->vkind, &tl);
                 tp_raw_end(p);
-                tp_text(p, (const uint8_t *)w->tag, w->tag_len);
+                tp_text(p, (const uint8_t *)t, tl);
                 held_is_prose(p);
                 p->fstate = 1; /* an end tag after it is prose too */
             }
@@ -399,7 +449,8 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
                 p->vkind = VK_NAME;
                 tp_json_init(&p->ks, TPJ_MODE_RAW_STRING, 1);
                 tp_buf_clear(&p->name);
-            } else if (key_is(p, "arguments") || key_is(p, "parameters")) {
+            } else if (w->args_key ? key_is(p, w->args_key)
+                                   : key_is(p, "arguments") || key_is(p, "parameters")) {
                 if (p->have_args) {
                     broken(p, w, TP_ERR_BAD_MARKUP, off);
                     break;
@@ -475,9 +526,12 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
             if (match >= 0 && match == w->skip_end) {
                 p->mode = M_TEXT;
                 p->after_call = 1;
-            } else if (match == w->skip_open) {
-                tp_raw_begin(p, w->tag, w->tag_len, i);
-                start_call(p, p->base + i - w->tag_len);
+            } else if (opener_of(match, w->skip_open) >= 0) {
+                int k = opener_of(match, w->skip_open);
+                size_t tl;
+                const char *t = opener(w, k, &tl);
+                tp_raw_begin(p, t, tl, i);
+                start_call(p, p->base + i - tl, k);
             }
             break;
         }
@@ -532,11 +586,15 @@ static void jsonarray_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_JSONARRAY]);
  * object on (the rest of the output is read in the array form) */
 void tp_jsontag_mistral_array_enter(tp_parser *p, uint64_t call_off)
 {
-    start_call(p, call_off);
+    start_call(p, call_off, 0);
     object_begins(p);
 }
 void tp_jsontag_mistral_array_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_MISTRAL_ARRAY], s, n); }
 void tp_jsontag_mistral_array_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_MISTRAL_ARRAY]); }
+static void interns1_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_INTERNS1], s, n); }
+static void interns1_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_INTERNS1]); }
+static void gigachat3_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_GIGACHAT3], s, n); }
+static void gigachat3_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_GIGACHAT3]); }
 
 /* ---- Trinity: the same format read after removing <think> and </think> ----
  * SGLang's TrinityDetector removes every <think> and </think> from the
@@ -599,3 +657,5 @@ const tp_format tp_fmt_trinity = {"trinity", trinity_feed, trinity_finish};
 const tp_format tp_fmt_jsonarray = {"jsonarray", jsonarray_feed, jsonarray_finish};
 const tp_format tp_fmt_cohere_command4 = {"cohere_command4", cohere4_feed, cohere4_finish};
 const tp_format tp_fmt_apertus2509 = {"apertus2509", apertus_feed, apertus_finish};
+const tp_format tp_fmt_interns1 = {"interns1", interns1_feed, interns1_finish};
+const tp_format tp_fmt_gigachat3 = {"gigachat3", gigachat3_feed, gigachat3_finish};

@@ -155,4 +155,8 @@ void tp_jsontag_mistral_array_finish(tp_parser *p);
 
 extern const tp_format tp_fmt_step3; /* fmt_xmlparam.c */
 
+/* more rows of the JSON-object engine (fmt_jsontag.c) */
+extern const tp_format tp_fmt_interns1;
+extern const tp_format tp_fmt_gigachat3;
+
 #endif

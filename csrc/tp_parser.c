@@ -38,6 +38,8 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_cohere_command4,
     &tp_fmt_apertus2509,
     &tp_fmt_step3,
+    &tp_fmt_interns1,
+    &tp_fmt_gigachat3,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];

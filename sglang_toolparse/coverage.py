@@ -9,8 +9,6 @@ _PLANNED = "not native yet: planned (an open issue of this project); SGLang's de
 
 NOT_NATIVE: Dict[str, str] = {
     "gemma4": _PLANNED,
-    "gigachat3": _PLANNED,
-    "interns1": _PLANNED,
     "k2_horizon": _PLANNED + " (three dialects in one stream: xml, xml_typed and JSON bodies; what a native "
                              "row needs: docs/PARSERS.md)",
     "lfm2": _PLANNED,

@@ -972,3 +972,29 @@ class Step3NativeDetector(NativeDetectorMixin, Step3Detector):
     _tp_format = "step3"
     _tp_markers = ("<\uff5ctool_calls_begin\uff5c>",)
     parser_name = "step3_native"
+
+
+# ---- InternLM2 / Intern-S1 and GigaChat 3 (issue 23): rows of the JSON-object
+# engine (fmt_jsontag.c) --------------------------------------------------------
+from sglang.srt.function_call.gigachat3_detector import GigaChat3Detector  # noqa: E402
+from sglang.srt.function_call.internlm_detector import InternlmDetector  # noqa: E402
+
+
+class InternS1NativeDetector(NativeDetectorMixin, InternlmDetector):
+    """InternLM2 / Intern-S1 (`<|action_start|><|plugin|>\\n{"name": ..., "parameters": {...}}<|action_end|>`,
+    the two tokens also with a space between them, as SGLang's detokenizer
+    writes them), native core: a row of fmt_jsontag.c."""
+
+    _tp_format = "interns1"
+    _tp_markers = ("<|action_start|>",)
+    parser_name = "interns1_native"
+
+
+class GigaChat3NativeDetector(NativeDetectorMixin, GigaChat3Detector):
+    """GigaChat 3 / 3.1 (`function call<|role_sep|>\\n{"name": ..., "arguments": {...}}`
+    or `<|function_call|>{...}`; the object's `}` ends the call), native core:
+    a row of fmt_jsontag.c."""
+
+    _tp_format = "gigachat3"
+    _tp_markers = ("<|function_call|>", "function call<|role_sep|>\n")
+    parser_name = "gigachat3_native"

@@ -85,6 +85,8 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "cohere_command4_native": ("CohereCommand4NativeDetector", "cohere_command4"),
     "apertus2509_native": ("Apertus2509NativeDetector", "apertus2509"),
     "step3_native": ("Step3NativeDetector", "step3"),
+    "interns1_native": ("InternS1NativeDetector", "interns1"),
+    "gigachat3_native": ("GigaChat3NativeDetector", "gigachat3"),
 }
 
 

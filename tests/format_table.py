@@ -594,6 +594,29 @@ TABLE["step3"] = FormatSpec(
         "Hi " + _STEP[0] + " no call " + _STEP[1],
     ))
 
+_IS1 = ("<|action_start|><|plugin|>", "<|action_start|> <|plugin|>", "<|action_end|>")
+TABLE["interns1"] = FormatSpec(
+    "interns1", _IS1 + ("<|action_start|>", "<|plugin|>", '"name"', '"parameters"', '"arguments"'),
+    render_call=lambda n, a: '%s\n{"name": %s, "parameters": %s}%s' % (_IS1[0], json.dumps(n, ensure_ascii=False), a, _IS1[2]),
+    block=lambda calls: "\n".join(calls),
+    extra_seeds=(
+        # the detokenizer's spelling, the interpreter (text), a stray end token
+        _IS1[1] + '\n{"arguments": {"a": [1]}, "name": "f"}' + _IS1[2] + "after",
+        "<|action_start|><|interpreter|>\nprint(1)" + _IS1[2] + " " + _IS1[0] + " nope " + _IS1[2],
+        _IS1[0] + '{"name": "f", "parameters": {"a": 1}} junk' + _IS1[2] + _IS1[1] + '{"name": "f"',
+    ))
+
+_GC3 = ("<|function_call|>", "<|message_sep|>\n\nfunction call<|role_sep|>\n", "function call<|role_sep|>\n")
+TABLE["gigachat3"] = FormatSpec(
+    "gigachat3", _GC3 + ("<|message_sep|>", "<|role_sep|>", '"name"', '"arguments"'),
+    render_call=lambda n, a: '%s{"name": %s, "arguments": %s}' % (_GC3[0], json.dumps(n, ensure_ascii=False), a),
+    block=lambda calls: "\n".join(calls),
+    extra_seeds=(
+        "Hi" + _GC3[1] + '{"name": "f", "arguments": {"a": [1, {"b": 2}]}}</s>',
+        _GC3[2] + '{"arguments": {}, "name": "f", "parameters": 1} tail ' + _GC3[0] + "not json",
+        "a function call<|role_sep|> b " + _GC3[0] + '{"name": "f", oops} ' + _GC3[0] + '{"name": "f"',
+    ))
+
 # What every format is likely to contain: JSON punctuation and generic tags.
 GENERIC_MARKERS: Tuple[str, ...] = (
     "{", "}", "[", "]", '"', "\\u", "\\ud800", ":", ",", "true", "false", "null",

@@ -135,6 +135,7 @@ srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gigachat35' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'glm45' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'hunyuan' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'interns1' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'iquest_q1' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k2' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k3' | 1
@@ -156,6 +157,7 @@ srt/parser/reasoning_parser_names.py | <module> | literal | 'gigachat35' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'glm45' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'hunyuan' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'interns1' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'iquest_q1' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k2' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k3' | 1
@@ -180,6 +182,7 @@ srt/parser/template_detection.py | <module> | literal | 'glm45' | 5
 srt/parser/template_detection.py | <module> | literal | 'glm47' | 2
 srt/parser/template_detection.py | <module> | literal | 'gpt-oss' | 2
 srt/parser/template_detection.py | <module> | literal | 'hunyuan' | 4
+srt/parser/template_detection.py | <module> | literal | 'interns1' | 4
 srt/parser/template_detection.py | <module> | literal | 'iquest_q1' | 4
 srt/parser/template_detection.py | <module> | literal | 'kimi_k2' | 4
 srt/parser/template_detection.py | <module> | literal | 'ling3' | 4

@@ -394,6 +394,18 @@ for _c in ("tokens", "bursts"):
     BUILTIN_DIFFS[("content", "minimax-m3", _c)] = _KEPT_NLS
 
 
+# issue 23: InternLM2 / Intern-S1, as SGLang's detokenizer writes the template's
+# `<|action_start|><|plugin|>` (a space between the two special tokens)
+CANNED["interns1"] = "".join(
+    ["Let me check the weather."]
+    + ['<|action_start|> <|plugin|>\n{"name": "get_weather", "parameters": %s}<|action_end|>'
+       % json.dumps(a, ensure_ascii=False) for _, a in EXPECTED_CALLS])
+SPECIAL_TOKENS["interns1"] = ("<|action_start|>", "<|plugin|>", "<|action_end|>")
+BUILTIN_DIFFS[("calls", "interns1", "tokens")] = (
+    "after the first call SGLang discards every chunk without the whole opening tag (here '<|action_start|>', ' ', "
+    "'<|plugin|>' arrive as three tokens): the second call is never streamed")
+
+
 def _cases(kind):
     for native, (_cls, builtin) in sorted(NATIVE_NAMES.items()):
         for which in ("native", "builtin"):

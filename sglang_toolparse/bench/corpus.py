@@ -330,6 +330,22 @@ def render_step3(prose: str, calls: Sequence[Call]) -> str:
     return (prose + "\n" if prose else "") + tok("tool_calls_begin") + "\n" + body + tok("tool_calls_end")
 
 
+def render_interns1(prose: str, calls: Sequence[Call]) -> str:
+    """InternLM2 / Intern-S1: `<|action_start|><|plugin|>\n{"name": ..., "parameters": ...}<|action_end|>`
+    per call, the two opening tokens with a space between them as SGLang's
+    detokenizer writes them (the only spelling SGLang's detector reads)."""
+    return prose + "".join("<|action_start|> <|plugin|>\n%s<|action_end|>" % _dumps({"name": n, "parameters": a})
+                           for n, a in calls)
+
+
+def render_gigachat3(prose: str, calls: Sequence[Call]) -> str:
+    """GigaChat 3: `<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": ..., "arguments": ...}`.
+    The template writes one call per message; the multi-call scenarios give
+    each call its own header (SGLang's detector reads only the first)."""
+    return prose + "".join("<|message_sep|>\n\nfunction call<|role_sep|>\n" + _dumps({"name": n, "arguments": a})
+                           for n, a in calls)
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -367,6 +383,8 @@ RENDERERS: Dict[str, Renderer] = {
     "cohere_command4": render_cohere4,
     "apertus2509": render_apertus,
     "step3": render_step3,
+    "interns1": render_interns1,
+    "gigachat3": render_gigachat3,
 }
 
 
@@ -522,6 +540,8 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "apertus2509": ("<|tools_prefix|>", "<|tools_suffix|>"),
     "step3": tuple("<\uff5c%s\uff5c>" % t for t in ("tool_calls_begin", "tool_calls_end", "tool_call_begin",
                                                       "tool_call_end", "tool_sep")),
+    "interns1": ("<|action_start|>", "<|plugin|>", "<|action_end|>"),
+    "gigachat3": ("<|message_sep|>", "<|role_sep|>", "<|function_call|>"),
 }
 
 
