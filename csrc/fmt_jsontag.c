@@ -246,6 +246,7 @@ static void object_done(tp_parser *p, const jt_row *w, uint64_t off)
         if (!w->end_tag || w->array) { /* the object is complete: nothing to skip */
             p->after_call = 1;
             p->mode = M_SEP;
+            tp_drop_end_off(p, off + 1); /* the error dropped the object */
         }
         return;
     }
@@ -257,6 +258,8 @@ static void object_done(tp_parser *p, const jt_row *w, uint64_t off)
         tp_call_close(p);
     } else {
         p->after_call = 1;
+        if (!w->end_tag)
+            tp_drop_end_off(p, off + 1); /* the refused call's object ends here */
     }
     p->mode = w->end_tag && !w->array ? M_END_TAG : M_SEP;
     p->node = 0;
@@ -608,13 +611,20 @@ static tp_matcher think_m;
 static void feed_at(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     uint64_t base = p->base;
+    const uint8_t *chunk = p->chunk;
+    size_t chunk_n = p->chunk_n;
     p->base = off;
+    p->filtered = 1;
+    p->chunk = s; /* the engine's chunk (a dropped record's positions are in it) */
+    p->chunk_n = n;
     tool_call_feed(p, s, n);
     /* a call's raw text (lossless: released as text if the stream ends
      * before the call is announced) is recorded from the bytes the engine
      * saw, span by span: the think tags taken out are not in it */
     tp_raw_chunk_end(p, s, n);
     p->base = base;
+    p->chunk = chunk;
+    p->chunk_n = chunk_n;
 }
 
 static void trinity_feed(tp_parser *p, const uint8_t *s, size_t n)
@@ -632,6 +642,7 @@ static void trinity_feed(tp_parser *p, const uint8_t *s, size_t n)
         i += r.consumed;
     }
     p->raw_at = n; /* recorded span by span above: nothing of the whole chunk is added after this feed */
+    p->drop_at = n;
 }
 
 static void trinity_finish(tp_parser *p)

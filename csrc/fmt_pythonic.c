@@ -166,11 +166,13 @@ static void key_done(tp_parser *p)
     p->have_args = 0; /* a `,` seen in the current container */
 }
 
-static void call_done(tp_parser *p)
+static void call_done(tp_parser *p, uint64_t end)
 {
     out(p, "}", 1);
-    if (p->discard)
+    if (p->discard) {
         p->discard = 0;
+        tp_drop_end_off(p, end); /* the refused call's text ends with its `)` */
+    }
     else
         tp_call_close(p);
     p->mode = P_AFTER_CALL;
@@ -202,6 +204,7 @@ static void open_step(tp_parser *p, uint8_t c, uint64_t off, int *consumed)
             return;
         if (is_id0(c)) {
             p->fstate = O_NAME;
+            tp_drop_mark(p, in_list ? off : p->call_off); /* the list's `[` is its first call's */
             tp_buf_clear(&p->name);
             if (tp_buf_push(&p->name, c) == 0)
                 return;
@@ -234,7 +237,7 @@ static void open_step(tp_parser *p, uint8_t c, uint64_t off, int *consumed)
             return;
         if (c == ')') { /* a call without arguments */
             start_args(p, off);
-            call_done(p);
+            call_done(p, off + 1);
             return;
         }
         if (is_id0(c)) {
@@ -655,7 +658,7 @@ static void py_feed(tp_parser *p, const uint8_t *s, size_t n)
                 i++;
             } else if (c == ')' && p->key.len == 0) {
                 i++;
-                call_done(p);
+                call_done(p, p->base + i);
             } else if (is_id(c) && !p->fstate && (p->key.len || is_id0(c))) {
                 if (tp_buf_push(&p->key, c)) {
                     broken(p, TP_ERR_BAD_NAME, off, 1, 0);
@@ -682,7 +685,7 @@ static void py_feed(tp_parser *p, const uint8_t *s, size_t n)
                 p->mode = P_KEY;
             } else if (c == ')') {
                 i++;
-                call_done(p);
+                call_done(p, p->base + i);
             } else {
                 broken(p, TP_ERR_BAD_MARKUP, off, 1, 0);
             }

@@ -19,19 +19,19 @@ int tp_call_open(tp_parser *p, const uint8_t *name, size_t len, uint64_t offset)
 {
     p->held = 0;
     if (len == 0) {
+        tp_ev_error(p, TP_ERR_BAD_NAME, offset, -1, NULL, 0); /* drops the raw record */
         tp_raw_end(p);
-        tp_ev_error(p, TP_ERR_BAD_NAME, offset, -1, NULL, 0);
         return 0;
     }
     if (!(p->flags & (TP_FLAG_ACCEPT_ANY | TP_FLAG_FORWARD_UNKNOWN)) &&
         tp_parser_find_tool(p, name, len) < 0) {
+        tp_ev_error(p, TP_ERR_UNKNOWN_TOOL, offset, -1, name, len); /* drops the raw record */
         tp_raw_end(p);
-        tp_ev_error(p, TP_ERR_UNKNOWN_TOOL, offset, -1, name, len);
         return 0;
     }
     if ((uint32_t)p->ncalls >= p->lim.max_calls) {
+        tp_ev_error(p, TP_ERR_CALL_LIMIT, offset, -1, name, len); /* drops the raw record */
         tp_raw_end(p);
-        tp_ev_error(p, TP_ERR_CALL_LIMIT, offset, -1, name, len);
         return 0;
     }
     tp_buf_clear(&p->callname);
@@ -51,6 +51,7 @@ void tp_call_announce(tp_parser *p)
     if (!p->held)
         return;
     tp_raw_end(p);
+    p->drop_mark = UINT64_MAX;
     p->held = 0;
     p->cur = p->ncalls++;
     size_t start = p->out.len;
@@ -143,10 +144,10 @@ void tp_call_unterminated(tp_parser *p)
 
 void tp_call_fail(tp_parser *p, int code, uint64_t offset)
 {
-    tp_raw_end(p);
     /* a call failing before its announcement is reported without an index:
-     * no event ever named it */
+     * no event ever named it; its raw record is what the error drops */
     tp_ev_error(p, code, offset, p->cur, NULL, 0);
+    tp_raw_end(p);
     p->cur = -1;
     p->held = 0;
 }
@@ -160,6 +161,13 @@ void tp_call_fail(tp_parser *p, int code, uint64_t offset)
 
 void tp_raw_begin(tp_parser *p, const char *marker, size_t mlen, size_t at)
 {
+    uint64_t mstart = p->base + at - mlen;
+    /* the held whitespace is the model's bytes just before the marker,
+     * unless markup the format took (a block opener) came between */
+    int next_to = p->ws.len == 0 || (p->ws_end == mstart && p->ws_start == mstart - p->ws.len);
+    tp_drop_end(p, at, mlen + (next_to ? p->ws.len : 0)); /* a call's first marker: a drop ends */
+    p->raw_off = mstart - (next_to ? p->ws.len : 0);
+    p->raw_skip = next_to ? 0 : p->ws.len;
     tp_buf_clear(&p->raw);
     p->raw_over = (tp_buf_append(&p->raw, p->ws.data, p->ws.len) ||
                    tp_buf_append(&p->raw, marker, mlen)) != 0;
@@ -182,6 +190,7 @@ void tp_raw_chunk_end(tp_parser *p, const uint8_t *data, size_t n)
         tp_buf_append(&p->raw, data + p->raw_at, n - p->raw_at))
         p->raw_over = 1;
     p->raw_at = 0;
+    tp_drop_chunk_end(p, data, n);
 }
 
 int tp_call_release_raw(tp_parser *p)

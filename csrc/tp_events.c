@@ -85,6 +85,7 @@ void tp_ev_args_escaped(tp_parser *p, const uint8_t *s, size_t n)
 void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
                  const uint8_t *detail, size_t dlen)
 {
+    tp_drop_error(p, offset);
     size_t start = p->out.len;
     if (dlen > 256) {
         dlen = 256; /* details are for logs; keep them short */
@@ -104,6 +105,7 @@ void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
     e->call = call;
     e->start = start;
     e->len = dlen;
+    tp_drop_started(p, call, offset);
 }
 
 /* ---- text layer ----
@@ -133,14 +135,31 @@ static void hold_ws(tp_parser *p, const uint8_t *s, size_t n)
     }
 }
 
+/* where the whitespace about to be held lies in the stream (a call's raw
+ * record starts with it only when it is the model's bytes just before the
+ * call's marker) */
+static void held_at(tp_parser *p, const uint8_t *s, size_t n)
+{
+    uint64_t at = p->chunk && s >= p->chunk && s + n <= p->chunk + p->chunk_n
+                      ? p->base + (uint64_t)(s - p->chunk) : UINT64_MAX;
+    if (p->ws.len == 0)
+        p->ws_start = at;
+    else if (at == UINT64_MAX || p->ws_end != at)
+        p->ws_start = UINT64_MAX; /* not one run of the model's bytes */
+    p->ws_end = at == UINT64_MAX ? UINT64_MAX : at + n;
+}
+
 void tp_text(tp_parser *p, const uint8_t *s, size_t n)
 {
     if (n == 0)
         return;
+    if (p->drop_on)
+        tp_drop_text(p, s, n); /* text is read again: a drop ends */
     size_t last = n;
     while (last > 0 && tp_is_ws(s[last - 1]))
         last--;
     if (last == 0) {
+        held_at(p, s, n);
         hold_ws(p, s, n);
         return;
     }
@@ -148,8 +167,10 @@ void tp_text(tp_parser *p, const uint8_t *s, size_t n)
     p->ws_long = 0;
     p->after_call = 0;
     raw_text(p, s, last);
-    if (last < n)
+    if (last < n) {
+        held_at(p, s + last, n - last);
         hold_ws(p, s + last, n - last);
+    }
 }
 
 void tp_text_call_starts(tp_parser *p)
@@ -171,6 +192,11 @@ size_t tp_scan_text(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t 
 {
     tp_scan_res r;
     uint8_t old = p->node;
+    if (p->drop_on) { /* text is read again: a drop ends (a marker held across chunks included) */
+        size_t hl;
+        tp_matcher_path(m, old, &hl);
+        tp_drop_end_at(p, s, hl);
+    }
     tp_matcher_scan(m, &p->node, s, n, &r);
     if (r.held_text) {
         size_t hl;

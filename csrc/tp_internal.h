@@ -83,6 +83,32 @@ void tp_raw_end(tp_parser *p);
 void tp_raw_chunk_end(tp_parser *p, const uint8_t *data, size_t n);
 int tp_call_release_raw(tp_parser *p);
 
+/* Dropped text (tp_dropped.c): each error starts recording the bytes it
+ * drops (a refused call's raw record included); the format's next read of
+ * text (tp_scan_text, tp_text on chunk bytes) or of a call's first marker
+ * (tp_raw_begin), or the end of the stream, ends it with a TP_EV_DROPPED
+ * event. tp_drop_error: before the error event is pushed; tp_drop_started:
+ * after it. */
+void tp_drop_error(tp_parser *p, uint64_t offset);
+void tp_drop_started(tp_parser *p, int32_t call, uint64_t offset);
+/* Ends the record at index `at` of the chunk less `back` bytes (a marker
+ * and the whitespace before it); tp_drop_end_at: at s, when s points into
+ * the chunk being fed. */
+void tp_drop_end(tp_parser *p, size_t at, size_t back);
+void tp_drop_end_at(tp_parser *p, const uint8_t *s, size_t back);
+/* Ends the record at stream offset `off` (in the chunk being fed): where a
+ * format's skip ended without a marker or text after it. */
+void tp_drop_end_off(tp_parser *p, uint64_t off);
+/* Text s[0:n) is emitted while a drop records: it ends there. */
+void tp_drop_text(tp_parser *p, const uint8_t *s, size_t n);
+void tp_drop_chunk_end(tp_parser *p, const uint8_t *data, size_t n);
+void tp_drop_finish(tp_parser *p);
+/* For formats without a raw record (tp_raw_begin): the call about to be
+ * opened began at stream offset `off` (its error's record starts there if
+ * it is refused before its announcement). */
+void tp_drop_mark(tp_parser *p, uint64_t off);
+void tp_drop_keep_tail(tp_parser *p, const uint8_t *data, size_t n);
+
 /* The parser's tools: its own (tp_parser_add_tool) or a shared compiled list. */
 const tp_tools *tp_parser_tools(const tp_parser *p);
 

@@ -114,6 +114,7 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
     p->flags = flags;
     p->cur = -1;
     p->tool_id = -1;
+    p->drop_mark = UINT64_MAX;
     p->rules = tp_rules_for(fmt);
     tp_buf_init(&p->out, 0);
     tp_buf_init(&p->ws, TP_WS_HOLD_MAX);
@@ -123,6 +124,7 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
     tp_buf_init(&p->callid, p->lim.max_name);
     tp_buf_init(&p->pending, p->lim.max_buffer);
     tp_buf_init(&p->raw, p->lim.max_buffer);
+    tp_buf_init(&p->drop, 2 * TP_DROP_KEEP);
     return 0;
 }
 
@@ -139,6 +141,7 @@ void tp_parser_free(tp_parser *p)
     tp_buf_free(&p->callid);
     tp_buf_free(&p->pending);
     tp_buf_free(&p->raw);
+    tp_buf_free(&p->drop);
     tp_tools_free(&p->own);
     p->shared = NULL;
 }
@@ -165,8 +168,12 @@ int tp_parser_feed(tp_parser *p, const uint8_t *data, size_t n)
     if (p->finished || n == 0)
         return 0;
     p->raw_at = 0;
+    p->chunk = data;
+    p->chunk_n = n;
     p->fmt->feed(p, data, n);
     tp_raw_chunk_end(p, data, n);
+    tp_drop_keep_tail(p, data, n);
+    p->chunk = NULL;
     p->base += n;
     return p->oom ? -1 : 0;
 }
@@ -179,6 +186,8 @@ int tp_parser_finish(tp_parser *p)
     if (p->finished)
         return 0;
     p->finished = 1;
+    p->chunk = NULL;
     p->fmt->finish(p);
+    tp_drop_finish(p);
     return p->oom ? -1 : 0;
 }

@@ -31,6 +31,10 @@ typedef enum {
                            * the binding converts it to JSON text, which takes
                            * the event's place in the argument stream. */
     TP_EV_REASONING = 7,  /* span: reasoning text (Harmony's analysis channel) */
+    TP_EV_DROPPED = 8,    /* span: model text an error dropped (neither text nor
+                           * a call's), from stream byte `offset`; call: the
+                           * error's call (or -1). It follows its TP_EV_ERROR,
+                           * emitted where the format resumes (tp_dropped.c). */
 } tp_event_type;
 
 typedef struct {
@@ -53,7 +57,11 @@ typedef struct {
 #define TP_DEFAULT_MAX_DEPTH 512u
 #define TP_DEFAULT_MAX_CALLS 100000u
 #define TP_DEFAULT_MAX_NAME 1024u
+#define TP_DROP_TAIL 4096u /* > a header of max_name (default) and its tokens */
 #define TP_WS_HOLD_MAX 4096u /* a longer whitespace run is always kept as text */
+/* dropped text kept back for a trim (a marker held across chunks, held
+ * whitespace or a held separator): the rest streams (tp_dropped.c) */
+#define TP_DROP_KEEP (2 * TP_DROP_TAIL + TP_WS_HOLD_MAX)
 
 enum {
     TP_FLAG_FORWARD_UNKNOWN = 1, /* emit calls to undeclared tools */
@@ -88,6 +96,8 @@ struct tp_parser {
     uint8_t after_call; /* nothing but whitespace since the last call ended */
     uint8_t ws_long;    /* inside a whitespace run too long to hold */
     tp_buf ws;          /* held whitespace run */
+    uint64_t ws_start, ws_end; /* stream offsets of its first byte and its end
+                                * (UINT64_MAX: not known) */
 
     /* call layer */
     int32_t ncalls; /* indices handed out (to announced calls only) */
@@ -130,6 +140,30 @@ struct tp_parser {
      * tag began (its NS; blanks after an NS in the tag modes) and its `<` */
     uint32_t nx_pos, nx_depth;
     size_t nx_ns, nx_lt;
+
+    uint64_t raw_off; /* stream offset of raw's first byte */
+    size_t raw_skip;  /* held whitespace at raw's start that was not next to
+                       * the marker (a block opener came between): not in
+                       * an error's record */
+
+    /* The model's text an error drops (tp_dropped.c): from the error (or
+     * from the refused call's first marker) to where the format reads text
+     * or a call again. At most 2 * TP_DROP_KEEP bytes are held: the rest
+     * is emitted as it comes. */
+    tp_buf drop;
+    uint8_t drop_on;
+    int32_t drop_call;
+    size_t drop_at;     /* where recording resumes in the chunk being fed */
+    uint64_t drop_off;  /* stream offset of drop's first byte */
+    uint64_t drop_mark; /* where the held call's text began (tp_drop_mark), UINT64_MAX: not known */
+    const uint8_t *chunk; /* the bytes being fed (NULL in finish) */
+    size_t chunk_n;
+    /* the stream's last TP_DROP_TAIL bytes before the chunk, a ring (an
+     * error found at bytes a format held from earlier chunks: a marker, a
+     * header) */
+    uint8_t tail[TP_DROP_TAIL];
+    uint8_t filtered; /* an input filter feeds the engine (trinity): the ring
+                       * is not what it read, so it is not used */
 };
 
 /* Kinds of declared parameters (schema-typed formats; every tp_kind of

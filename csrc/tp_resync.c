@@ -1,7 +1,9 @@
 /* Skipping the rest of a malformed JSON value, for formats whose calls have
  * no end tag to resume at (Llama 3, Mistral v11+): brackets are counted
  * outside strings from where the scanner gave up, leniently (the value is
- * known to be broken), until the value's outermost bracket closes. */
+ * known to be broken), until the value's outermost bracket closes. The
+ * skipped bytes are the error's dropped text (tp_dropped.c): its record
+ * ends there. */
 #include "tp_internal.h"
 
 void tp_resync_start(tp_parser *p, const tp_json *j, uint32_t outer)
@@ -27,5 +29,7 @@ size_t tp_resync(tp_parser *p, const uint8_t *s, size_t n)
         else if (c == '}' || c == ']')
             p->resync_depth--;
     }
+    if (!p->resync_depth)
+        tp_drop_end_at(p, s + k, 0); /* the error's record ends with the value */
     return k;
 }

@@ -8,7 +8,7 @@ Standalone use (no SGLang needed)::
     for chunk in model_stream:
         for ev in p.feed(chunk):
             ...                               # Text / CallStart / ArgsDelta / CallEnd / ParseError
-                                              # (gpt-oss: Reasoning)
+                                              # (gpt-oss: Reasoning; Dropped: an error's raw text)
     tail = p.finish()
 
     result = parse("hermes", full_text, tools) # .text, .calls (c.complete), .errors
@@ -19,6 +19,7 @@ from sglang_toolparse._core import (
     ArgsDelta,
     CallEnd,
     CallStart,
+    Dropped,
     Event,
     ParseError,
     Reasoning,
@@ -39,6 +40,7 @@ __all__ = [
     "CallEnd",
     "CallStart",
     "DEFAULT_LIMITS",
+    "Dropped",
     "Event",
     "FORMAT_ALIASES",
     "MAX_DEPTH_CAP",

@@ -169,17 +169,28 @@ cdef class CallEnd(Event):
 cdef class ParseError(Event):
     """Bad model output. `index` is the call it aborts (None if no call had
     started), `code` a stable name, `offset` the byte offset in the UTF-8
-    stream where it was detected, `detail` e.g. the unknown tool name."""
+    stream where it was detected, `detail` e.g. the unknown tool name.
+
+    `raw` is the model text the error dropped (in neither text nor a call:
+    a refused call from its first marker, the rest of a broken call up to
+    where the format reads again), from byte `raw_offset` of the stream
+    (None when nothing was dropped). One-shot (parse_all) it is filled in;
+    streamed, the text arrives after the error as Dropped events, which
+    sglang_toolparse.api.collect() puts back into the error."""
     cdef readonly object index
     cdef readonly str code
     cdef readonly unsigned long long offset
     cdef readonly str detail
+    cdef readonly str raw
+    cdef readonly object raw_offset
 
-    def __init__(self, index, str code, unsigned long long offset, str detail=""):
+    def __init__(self, index, str code, unsigned long long offset, str detail="", str raw="", raw_offset=None):
         self.index = index
         self.code = code
         self.offset = offset
         self.detail = detail
+        self.raw = raw
+        self.raw_offset = None if raw_offset is None else <unsigned long long?>raw_offset
 
     @property
     def reason(self):
@@ -189,7 +200,31 @@ cdef class ParseError(Event):
         return "%s at byte %d" % (msg, self.offset)
 
     cdef tuple _key(self):
-        return (self.index, self.code, self.offset, self.detail)
+        if not self.raw and self.raw_offset is None:
+            return (self.index, self.code, self.offset, self.detail)
+        return (self.index, self.code, self.offset, self.detail, self.raw, self.raw_offset)
+
+    def with_raw(self, str raw, raw_offset):
+        """A copy of this error carrying `raw` (the text it dropped) from
+        stream byte `raw_offset`."""
+        return ParseError(self.index, self.code, self.offset, self.detail, raw, raw_offset)
+
+
+@cython.final
+cdef class Dropped(Event):
+    """Streamed only: model text the last ParseError dropped, from stream
+    byte `offset` (see ParseError.raw). `index` is that error's call."""
+    cdef readonly object index
+    cdef readonly unsigned long long offset
+    cdef readonly str raw
+
+    def __init__(self, index, unsigned long long offset, str raw):
+        self.index = index
+        self.offset = offset
+        self.raw = raw
+
+    cdef tuple _key(self):
+        return (self.index, self.offset, self.raw)
 
 
 @cython.final
@@ -330,6 +365,7 @@ cdef class StreamParser:
     cdef CompiledTools _compiled
     cdef frozenset _whole_names
     cdef int _conv_call
+    cdef object _last_error  # parse_all: the error Dropped text goes into
 
     def __cinit__(self):
         self.inited = False
@@ -468,12 +504,14 @@ cdef class StreamParser:
         try:
             if self.finished:
                 raise RuntimeError("parse_all() after finish()")
+            self._last_error = None
             self._feed_only(text)
             res = self._collect(True)
             self.finished = True
             if tp_parser_finish(&self.p) != 0:
                 raise MemoryError()
             res.extend(self._collect(True))
+            self._last_error = None
             return res
         finally:
             self.busy = False
@@ -527,6 +565,16 @@ cdef class StreamParser:
             raise RuntimeError("parser output changed while it was read")
         return PyUnicode_DecodeUTF8(<const char *>tp_parser_output(&self.p) + start, n, "surrogatepass")
 
+    cdef str _raw_at(self, size_t start, size_t n):
+        """Dropped text: the model's bytes; a piece that is not whole
+        UTF-8 (never expected) keeps its bytes as surrogate escapes."""
+        if start > tp_parser_output_len(&self.p) or n > tp_parser_output_len(&self.p) - start:
+            raise RuntimeError("parser output changed while it was read")
+        try:
+            return PyUnicode_DecodeUTF8(<const char *>tp_parser_output(&self.p) + start, n, "surrogatepass")
+        except UnicodeDecodeError:
+            return PyUnicode_DecodeUTF8(<const char *>tp_parser_output(&self.p) + start, n, "surrogateescape")
+
     cdef object _host(self, int call):
         """The host converter, made when first needed and begun for `call`."""
         if self._conv is None:
@@ -550,6 +598,7 @@ cdef class StreamParser:
         cdef CallStart cs
         cdef CallEnd ce
         cdef ParseError pe
+        cdef Dropped dr
         while self._event_at(k, &e):
             k += 1
             if e.type == TP_EV_ARGS:
@@ -614,12 +663,30 @@ cdef class StreamParser:
                 ce.arguments = self._args[0] if len(self._args) == 1 else "".join(self._args)
                 self._args = []
                 res.append(ce)
+            elif e.type == TP_EV_DROPPED:
+                s = self._raw_at(e.start, e.len)
+                if oneshot:  # into its error (parse_all makes the errors)
+                    if self._last_error is not None:
+                        pe = <ParseError>self._last_error
+                        if pe.raw_offset is None:
+                            pe.raw_offset = e.offset
+                        pe.raw = pe.raw + s
+                else:
+                    dr = Dropped.__new__(Dropped)
+                    dr.index = None if e.call < 0 else e.call
+                    dr.offset = e.offset
+                    dr.raw = s
+                    res.append(dr)
             elif e.type == TP_EV_ERROR:
                 pe = ParseError.__new__(ParseError)
                 pe.index = None if e.call < 0 else e.call
                 pe.code = tp_error_name(e.code).decode()
                 pe.offset = e.offset
                 pe.detail = self._text_at(e.start, e.len)
+                pe.raw = ""
+                pe.raw_offset = None
+                if oneshot:
+                    self._last_error = pe
                 if e.call >= 0:
                     if oneshot:  # the incomplete call, as streaming showed it
                         self._incomplete(res, e.call)

@@ -55,6 +55,7 @@ cdef extern from "tp_parser.h" nogil:
         TP_EV_ERROR
         TP_EV_RAW_VALUE
         TP_EV_REASONING
+        TP_EV_DROPPED
 
     ctypedef struct tp_event:
         uint8_t type

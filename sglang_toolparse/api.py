@@ -9,7 +9,7 @@ from operator import is_
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from sglang_toolparse import _core
-from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
+from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, Dropped, ParseError, Text
 from sglang_toolparse.tool_specs import tool_entries
 
 # Names accepted by StreamParser/parse besides the core's own format names.
@@ -317,7 +317,8 @@ def collect(events: Iterable[_core.Event]) -> ParseResult:
     """Folds a sequence of events (streamed, or parse_all's) into text,
     calls and errors. The same input gives the same result either way: a
     call that began and then ended with a ParseError is a ToolCall with
-    complete=False and the arguments its ArgsDelta events carried."""
+    complete=False and the arguments its ArgsDelta events carried; the
+    Dropped events that follow an error become its `raw` text."""
     text: List[str] = []
     calls: List[ToolCall] = []
     errors: List[ParseError] = []
@@ -345,6 +346,9 @@ def collect(events: Iterable[_core.Event]) -> ParseResult:
             got = open_.pop(ev.index, None) if ev.index is not None else None
             if got is not None:
                 calls[got[0]] = calls[got[0]]._replace(arguments="".join(got[1]))
+        elif t is Dropped and errors:  # the text the last error dropped
+            last = errors[-1]
+            errors[-1] = last.with_raw(last.raw + ev.raw, ev.offset if last.raw_offset is None else last.raw_offset)
     for pos, deltas in open_.values():  # events of a stream not yet finished
         calls[pos] = calls[pos]._replace(arguments="".join(deltas))
     return ParseResult("".join(text), calls, errors)

@@ -23,8 +23,9 @@ Errors (CallError.kind):
   unknown_tool   the name is not among the tools (tools=None accepts
                  every name, as StreamParser does)
   invalid_json   the arguments are not valid JSON (or not an object);
-                 NaN, Infinity and numbers beyond a double's range are
-                 not JSON (Python's json module would accept them)
+                 NaN and Infinity are not JSON (Python's json module
+                 would accept them); a number beyond a double's range
+                 (1e400) is valid JSON, as the parsers write it
   schema         the arguments violate the tool's parameters schema;
                  `path` is the JSON path of the offending value, e.g. $.location.city
   parse_error    the parser abandoned the call (ParseError code in `code`)
@@ -36,6 +37,7 @@ import math
 import re
 from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
+from sglang_toolparse import strict_json
 from sglang_toolparse.tool_specs import tool_entries
 
 __all__ = ["AssembledCall", "CallAssembler", "CallError", "schema_errors", "tool_schemas"]
@@ -102,18 +104,12 @@ def _reject_constant(token: str) -> Any:
     raise ValueError("%s is not a JSON number" % token)
 
 
-def _finite_float(token: str) -> float:
-    v = float(token)
-    if not math.isfinite(v):
-        raise ValueError("number %s is out of range" % token)
-    return v
-
-
 def _loads(text: str) -> Any:
-    """json.loads without Python's extensions: NaN, Infinity, -Infinity and
-    numbers too large for a double are rejected (clients' parsers reject
-    them too)."""
-    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    """json.loads without Python's extensions: NaN, Infinity and -Infinity
+    are rejected (clients' parsers reject them too). A number past a double
+    (`1e400`) is valid JSON, as the parsers write it: it is read as a
+    strict_json.BigNumber (a float that keeps the digits written)."""
+    return json.loads(text, parse_constant=_reject_constant, parse_float=strict_json.number)
 
 
 class CallAssembler:

@@ -15,6 +15,8 @@ An entry describes:
                formats wrap calls in a begin/end pair)
   json_args    the arguments are one JSON value run through the core's JSON
                normalizer (so the depth / number limits apply to them)
+  filtered     tags an input filter removes before the engine reads (an
+               error's raw text is then the input less these tags)
 """
 from __future__ import annotations
 
@@ -34,6 +36,9 @@ class FormatSpec:
     generic: bool = False
     notes: str = ""
     extra_seeds: Tuple[str, ...] = ()  # format-specific spellings for the fuzz corpus
+    # tags a filter takes out before the engine reads (trinity's <think>):
+    # an error's raw text is what the engine read, so without them
+    filtered: Tuple[str, ...] = ()
 
     def calls_text(self, calls: Sequence[Tuple[str, str]]) -> str:
         """A call section holding `calls`: (name, raw JSON arguments)."""
@@ -395,7 +400,8 @@ TABLE["trinity"] = FormatSpec(
     "trinity", ("<tool_call>", "</tool_call>", '"name"', '"arguments"', "<think>", "</think>"),
     render_call=_jsontag("\n"), block=lambda calls: "\n".join(calls), extra_seeds=_JSONTAG_SEEDS + (
         '<think>a</think>b<tool_<think>call>{"name": "f", "arguments": {"x": "1</think>2"}}</tool_call> <thin',
-        "<think>\n<tool_call>\n{\"name\": \"f\"}\n</tool_call>\n</think></think><think",))
+        "<think>\n<tool_call>\n{\"name\": \"f\"}\n</tool_call>\n</think></think><think",),
+    filtered=("<think>", "</think>"))
 
 _GCML = "\uff5cGCML\uff5c"
 _GC_BOT, _GC_EOT = "<%stool_calls>" % _GCML, "</%stool_calls>" % _GCML

@@ -5,7 +5,7 @@ import json
 import random
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, Reasoning, StreamParser, Text
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, Dropped, ParseError, Reasoning, StreamParser, Text
 from sglang_toolparse.api import collect
 
 
@@ -63,7 +63,9 @@ def every_split(text: str) -> Iterator[List[str]]:
 
 def merge(events: Iterable) -> list:
     """Merges adjacent Text events and adjacent ArgsDelta of one call, so
-    event lists from different chunkings can be compared."""
+    event lists from different chunkings can be compared. An error's raw
+    text (streamed as Dropped events, in ParseError.raw one-shot) is left
+    out: tests/test_lossless.py checks it."""
     out: list = []
     for ev in events:
         last = out[-1] if out else None
@@ -75,6 +77,10 @@ def merge(events: Iterable) -> list:
             out[-1] = ArgsDelta(ev.index, last.delta + ev.delta)
         elif isinstance(ev, Text) and not ev.text:
             continue
+        elif isinstance(ev, Dropped):  # an error's raw text: tests/test_lossless.py checks it
+            continue
+        elif isinstance(ev, ParseError) and ev.raw_offset is not None:
+            out.append(ev.with_raw("", None))
         else:
             out.append(ev)
     return out

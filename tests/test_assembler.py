@@ -180,3 +180,24 @@ def _jsonpath(parts):
     from sglang_toolparse.assembler import _path_of
 
     return _path_of(parts)
+
+
+@pytest.mark.parametrize("big", ["1e400", "-2.5E+999", "123456789e9999"])
+def test_number_past_a_double_is_valid_json_as_the_parser_writes_it(big):
+    """The parsers keep a number past a double as written (strict JSON,
+    docs/SEMANTICS.md); the assembler reads it as valid, the schema's
+    "number" type included; NaN and Infinity stay invalid_json."""
+    from sglang_toolparse.api import parse
+
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object", "properties": {"x": {"type": "number"}}}}}]
+    r = parse("qwen25", '<tool_call>\n{"name": "f", "arguments": {"x": %s}}\n</tool_call>' % big, tools)
+    assert r.calls[0].arguments == '{"x": %s}' % big
+    asm = CallAssembler(tools, use_jsonschema=False)
+    got = asm.feed(StreamParser("qwen25", tools).parse_all(
+        '<tool_call>\n{"name": "f", "arguments": {"x": %s}}\n</tool_call>' % big))
+    assert [(c.name, c.ok, c.errors) for c in got] == [("f", True, [])]
+    for bad in ("NaN", "Infinity", "-Infinity"):
+        c = CallAssembler(tools)
+        c.add_delta(0, name="f", arguments='{"x": %s}' % bad)
+        assert [e.kind for e in c.end(0).errors] == ["invalid_json"]
