@@ -3,9 +3,10 @@ our detector parsing -- in the launcher and in spawned children, for every
 row of NATIVE_NAMES.
 
 tests/name_parity_processes.py plays SGLang's launcher (prepare_server_args,
-resolve_once) and probes SGLang's own serving code in the launcher and in a
-spawned HTTP-worker child per native detector class (see its docstring for the
-probes). The branches covered: GLM-4.7's grammar constraint, the DeepSeek
+resolve_once) and probes SGLang's own serving code in the launcher and in
+one spawned HTTP-worker child that serves as the worker of every row in turn
+(see its docstring for the probes and how the child stands in for each
+server's worker). The tests read that one run's results, row by row. The branches covered: GLM-4.7's grammar constraint, the DeepSeek
 chat-encoding spec, the DeepSeek recipe start-up rule, tool-call ids
 (Kimi-K2's `functions.NAME:IDX`), response-template lookups, detokenizer
 close tokens and its gpt-oss <|call|> rule, SGLang's own rename (qwen25 -> qwen). The control probes the
@@ -15,7 +16,8 @@ so the probes can tell.
 tests/test_name_parity_sites.py pins the list of places SGLang compares the
 name, so a new SGLang branch cannot go unnoticed.
 
-Slow: spawned children import SGLang (~2-4 minutes on 2 shared cores).
+Slow: the launcher and its one child import SGLang (about a minute on 2
+shared cores, plus a second or so per row).
 """
 from __future__ import annotations
 
@@ -84,20 +86,31 @@ def test_launcher_serves_the_builtin_name(runs, native):
     assert runs["builtin"][native]["env"] is None  # a builtin server clears the choice
 
 
-def _child_row(runs, native):
-    """The child that served this row's detector class (one per class)."""
-    cls = NATIVE_NAMES[native][0]
-    (row,) = [n for n in runs["child"] if n in NATIVE_NAMES and NATIVE_NAMES[n][0] == cls]
-    return row
+def _child(runs, key):
+    """The worker child's probe for this row (an error string if it raised)."""
+    got = runs["child"][key]
+    assert isinstance(got, dict), got
+    return got
+
+
+@pytest.mark.slow
+def test_the_worker_inherits_the_first_servers_choice(runs):
+    """The child is spawned from the first native server and its first row
+    is that server's: the choice reached it through the environment it
+    inherited, not through anything the test did in the child."""
+    first = next(iter(NATIVE_NAMES))
+    child = _child(runs, first)
+    assert child["inherited"] is True and child["env"] == first
+    assert child["detector"] == OURS
+    assert [k for k in runs["child"] if _child(runs, k)["inherited"]] == [first]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("where", ["launcher", "child"])
 @pytest.mark.parametrize("native", NATIVES)
 def test_serving_branches_equal_the_builtin(runs, native, where):
-    row = native if where == "launcher" else _child_row(runs, native)
-    got = runs[where][row]
-    ref = runs["builtin"][row]
+    got = runs["launcher"][native] if where == "launcher" else _child(runs, native)
+    ref = runs["builtin"][native]
     for probe in SERVING_PROBES:
         assert got[probe] == ref[probe], (probe, got[probe], ref[probe])
 
@@ -106,9 +119,8 @@ def test_serving_branches_equal_the_builtin(runs, native, where):
 @pytest.mark.parametrize("native", NATIVES)
 def test_our_detector_parses_in_every_process(runs, native):
     assert runs["launcher"][native]["detector"] == OURS
-    row = _child_row(runs, native)
-    assert runs["child"][row]["detector"] == OURS
-    assert runs["child"][row]["env"] == row  # inherited from the launcher
+    assert _child(runs, native)["detector"] == OURS
+    assert _child(runs, native)["env"] == native  # the launcher's choice for this server
     assert runs["builtin"][native]["detector"].startswith("sglang.srt.function_call.")
 
 
@@ -124,14 +136,16 @@ def test_reasoning_parser_side_in_every_process(runs, native):
     sglang = "sglang.srt.parser.reasoning_parser"
     want = ours if NATIVE_NAMES[native][1] in REASONING_PAIRS else sglang
     assert runs["launcher"][native]["reasoning_gpt_oss"] == want
-    assert runs["child"][_child_row(runs, native)]["reasoning_gpt_oss"] == want
+    assert _child(runs, native)["reasoning_gpt_oss"] == want
     assert runs["builtin"][native]["reasoning_gpt_oss"] == sglang
 
 
 @pytest.mark.slow
 def test_a_builtin_servers_child_keeps_sglangs_class(runs):
+    """The worker's last row: a server that chose the builtin name (after
+    every native row in the same process: SGLang's class comes back)."""
     (key,) = [k for k in runs["child"] if k.startswith("builtin:")]
-    child = runs["child"][key]
+    child = _child(runs, key)
     assert child["env"] is None
     assert child["detector"].startswith("sglang.srt.function_call."), child
 
