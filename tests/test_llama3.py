@@ -3,15 +3,12 @@ replayed at every split, and parity with SGLang's Llama32Detector through
 FunctionCallParser (strict xfails name what SGLang gets wrong)."""
 import pytest
 
+from golden import call, golden_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
-from support import CHUNKERS, every_split, run
+from support import CHUNKERS
 
 TOOLS = ["get_weather", "search", "noop"]
 PT = "<|python_tag|>"
-
-
-def call(i, name, args):
-    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
 
 
 W = '{"name": "get_weather", "parameters": {"city": "Paris", "days": 3}}'
@@ -57,11 +54,7 @@ GOLDEN = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(GOLDEN))
-def test_golden_every_split(case):
-    text, expected = GOLDEN[case]
-    for chunks in every_split(text):
-        assert run("llama3", chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests("llama3", GOLDEN, TOOLS)
 
 
 def test_arguments_stream_before_the_object_closes():

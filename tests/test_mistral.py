@@ -6,15 +6,12 @@ reference is mistral-common's decoder: content before the first
 [ARGS] in v11 tokenizers that write ids."""
 import pytest
 
+from golden import call, golden_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
-from support import CHUNKERS, every_split, run
+from support import CHUNKERS
 
 TOOLS = ["get_weather", "search", "noop"]
 TC, ARGS, CID = "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"
-
-
-def call(i, name, args, id=None):
-    return [CallStart(i, name, id), ArgsDelta(i, args), CallEnd(i, name, args, id)]
 
 
 W_ARGS = '{"city": "Paris", "days": 3}'
@@ -51,11 +48,7 @@ GOLDEN = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(GOLDEN))
-def test_golden_every_split(case):
-    text, expected = GOLDEN[case]
-    for chunks in every_split(text):
-        assert run("mistral", chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests("mistral", GOLDEN, TOOLS)
 
 
 def test_arguments_stream_before_the_value_closes():

@@ -9,14 +9,11 @@ import random
 
 import pytest
 
+from golden import call, golden_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text, parse
-from support import CHUNKERS, every_split, run
+from support import CHUNKERS, run
 
 TOOLS = ["get_weather", "search", "noop"]
-
-
-def call(i, name, args):
-    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
 
 
 W = 'get_weather(city="Paris", days=3)'
@@ -51,11 +48,7 @@ GOLDEN = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(GOLDEN))
-def test_golden_every_split(case):
-    text, expected = GOLDEN[case]
-    for chunks in every_split(text):
-        assert run("pythonic", chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests("pythonic", GOLDEN, TOOLS)
 
 
 def test_string_streams_as_generated():
