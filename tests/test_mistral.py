@@ -7,6 +7,7 @@ reference is mistral-common's decoder: content before the first
 import pytest
 
 from golden import call, golden_tests
+from parity import IMPLS, parity_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
 from support import CHUNKERS
 
@@ -65,37 +66,23 @@ CASES = {  # name -> (text, prose, calls)
     "two": (W + S, "", [("get_weather", W_ARGS), ("search", S_ARGS)]),
     "prose_then_call": ("Checking. " + W, "Checking.", [("get_weather", W_ARGS)]),
 }
-IMPLS = ["builtin", "native"]
 
 
 def parser_name(impl):
     return "mistral" if impl == "builtin" else "mistral_native"
 
 
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_one_shot_same_calls(fcp, sglang_tool, impl, case):
-    from sglang_support import one_shot
-
-    text, prose, calls = CASES[case]
-    assert one_shot(fcp, sglang_tool(*PTOOLS), parser_name(impl), text) == (prose, calls)
-
-
-@pytest.mark.parametrize("chunker", sorted(CHUNKERS))
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_streamed_calls(fcp, sglang_tool, request, impl, case, chunker):
-    from sglang_support import stream_through
-
-    text, prose, calls = CASES[case]
+def streamed_xfail(impl, case, chunker):
     if impl == "builtin" and case == "prose_then_call" and chunker in ("one", "bursts"):
-        request.applymarker(pytest.mark.xfail(strict=True, reason="SGLang returns the prose before [TOOL_CALLS] and drops the call of that chunk"))
+        return "SGLang returns the prose before [TOOL_CALLS] and drops the call of that chunk"
     if impl == "builtin" and case == "two" and chunker in ("one", "bursts"):
-        request.applymarker(pytest.mark.xfail(strict=True, reason="SGLang parses one compact call per chunk: a second call in the same chunk is never sent"))
-    got = stream_through(fcp, sglang_tool(*PTOOLS), parser_name(impl), CHUNKERS[chunker](text))
-    assert got[1] == calls
-    if impl == "native":
-        assert got[0] == prose
+        return "SGLang parses one compact call per chunk: a second call in the same chunk is never sent"
+    return None
+
+
+# the builtin's streamed prose is not compared: it keeps the blank before
+# [TOOL_CALLS] that the one-shot path (the cases' reference) strips
+test_one_shot_same_calls, test_streamed_calls = parity_tests("mistral", CASES, PTOOLS, streamed_xfail, prose=False)
 
 
 @pytest.mark.parametrize("chunker", ["chars", "tokens", "fixed4"])
