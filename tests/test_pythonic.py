@@ -11,7 +11,7 @@ import pytest
 
 from golden import call, golden_tests
 from parity import IMPLS, parity_tests
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text, parse
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
 from support import run
 
 TOOLS = ["get_weather", "search", "noop"]
