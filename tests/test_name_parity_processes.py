@@ -17,7 +17,8 @@ tests/test_name_parity_sites.py pins the list of places SGLang compares the
 name, so a new SGLang branch cannot go unnoticed.
 
 Slow: the launcher and its one child import SGLang (about a minute on 2
-shared cores, plus a second or so per row).
+shared cores, plus a second or so per row); the module's four fresh
+interpreters start together (the `fresh` fixture).
 """
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+import time
 
 import pytest
 
@@ -63,17 +66,50 @@ def _env(**extra):
     return env
 
 
-def _result(args, timeout, **extra):
-    r = subprocess.run([sys.executable] + args, capture_output=True, text=True, env=_env(**extra),
-                       timeout=timeout, cwd=ROOT)
-    assert r.returncode == 0, r.stderr[-4000:]
-    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("RESULT "))
-    return json.loads(line[len("RESULT "):])
+class _Fresh:
+    """A fresh interpreter started now; its RESULT line read when asked.
+    The module's interpreters are independent: started together, they
+    import SGLang side by side instead of one after another."""
+
+    def __init__(self, args, timeout, **extra):
+        self.out, self.err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
+        self.proc = subprocess.Popen([sys.executable] + args, stdout=self.out, stderr=self.err, text=True,
+                                     env=_env(**extra), cwd=ROOT)
+        self.deadline = time.monotonic() + timeout
+
+    def result(self):
+        try:
+            self.proc.wait(timeout=max(1.0, self.deadline - time.monotonic()))
+        finally:
+            self.stop()
+        self.out.seek(0)
+        self.err.seek(0)
+        assert self.proc.returncode == 0, self.err.read()[-4000:]
+        line = next(ln for ln in self.out.read().splitlines() if ln.startswith("RESULT "))
+        return json.loads(line[len("RESULT "):])
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
 
 
 @pytest.fixture(scope="module")
-def runs():
-    return _result([os.path.join(TESTS, "name_parity_processes.py")], timeout=1500)
+def fresh():
+    started = {
+        "runs": _Fresh([os.path.join(TESTS, "name_parity_processes.py")], timeout=1500),
+        "done_when": _Fresh(["-c", DONE_WHEN], timeout=900),
+        "auto1": _Fresh(["-c", AUTO], timeout=900, SGLANG_TOOLPARSE_REPLACE="1"),
+        "auto0": _Fresh(["-c", AUTO], timeout=900, SGLANG_TOOLPARSE_REPLACE="0"),
+    }
+    yield started
+    for f in started.values():
+        f.stop()
+
+
+@pytest.fixture(scope="module")
+def runs(fresh):
+    return fresh["runs"].result()
 
 
 @pytest.mark.slow
@@ -209,11 +245,11 @@ print("RESULT " + json.dumps(out))
 """
 
 
-def test_done_when_fresh_interpreter_every_native_name():
+def test_done_when_fresh_interpreter_every_native_name(fresh):
     """In a fresh interpreter, after load_plugins(): prepare_server_args
     with X_native yields a server named X whose detector class is ours, and
     function_call_parser is still not imported by the choice itself."""
-    out = _result(["-c", DONE_WHEN], timeout=600)
+    out = fresh["done_when"].result()
     assert out["lazy"] and out["lazy_after_prepare"]
     for name, (_cls, builtin) in NATIVE_NAMES.items():
         assert out["cli"][name] == [builtin, name, OURS, name], name
@@ -247,12 +283,12 @@ print("RESULT " + json.dumps([field, name, os.environ.get(NATIVE_ENV),
 
 
 @pytest.mark.parametrize("replace", ["1", "0"])
-def test_auto_resolves_to_native_classes_with_replace(replace):
+def test_auto_resolves_to_native_classes_with_replace(fresh, replace):
     """`--tool-call-parser auto` resolves through SGLang's detection to a
     builtin name; SGLANG_TOOLPARSE_REPLACE=1 makes that name ours."""
     if "glm47" not in {b for _, b in NATIVE_NAMES.values()}:
         pytest.skip("no glm47 row")
-    field, name, env, module = _result(["-c", AUTO], timeout=600, SGLANG_TOOLPARSE_REPLACE=replace)
+    field, name, env, module = fresh["auto" + replace].result()
     assert (field, name, env) == ("auto", "glm47", None)
     if replace == "1":
         assert module == OURS
