@@ -8,11 +8,19 @@ serving layer
 
   * in this process (with --tokenizer-worker-num 1 SGLang's HTTP server,
     TokenizerManager and OpenAIServingChat run in the launcher), and
-  * for each native detector class, in a child started with the `spawn` method that
-    receives the pickled ServerArgs and imports the HTTP app from
-    SGLANG_HTTP_SERVER_APP_PATH, as an HTTP worker with
-    --tokenizer-worker-num > 1 does (a scheduler/detokenizer child calls
-    load_plugins() instead; the same environment variable decides there).
+  * in one child started with the `spawn` method, as an HTTP worker with
+    --tokenizer-worker-num > 1 is: it inherits the environment of the first
+    native server, imports the HTTP app from SGLANG_HTTP_SERVER_APP_PATH and
+    probes with that server's pickled ServerArgs. It then stands in for a
+    worker of every other server, one row after another (the rows of
+    NATIVE_NAMES, then a server that chose a builtin name): it takes the
+    environment that worker would inherit and re-runs the plugin's
+    import-time installs (sglang_plugin._on_import(), what importing
+    function_call_parser and the reasoning parsers runs in a fresh worker),
+    then probes with that server's ServerArgs. One SGLang import serves the
+    whole table (a child per row cost minutes as the table grew). A
+    scheduler/detokenizer child calls load_plugins() instead; the same
+    environment variable decides there.
 
 Every probe calls SGLang's own code with the name the serving layer reads
 (`get_serving().tool_call_parser`, i.e. TokenizerManager.config_value):
@@ -179,23 +187,53 @@ def _detok_keeps_call(name):
         dm.Watchdog.create, dm.get_serving = saved
 
 
-def http_worker(sa, q):
+def http_worker(rows, q):
     """An HTTP worker: imports the app by path (uvicorn/granian do), then
-    serves with the ServerArgs it was handed."""
+    serves with the ServerArgs it was handed. `rows` yields (key, pickled
+    ServerArgs, the launcher's NATIVE_ENV for that server) until None: the
+    first is this process's own server (its environment inherited at spawn);
+    each later one is another server's worker, re-created in this process."""
+    import pickle
+
     import torchvision_placeholder
 
     torchvision_placeholder.install()
     from uvicorn.importer import import_from_string
 
     import_from_string(os.environ.get("SGLANG_HTTP_SERVER_APP_PATH", "sglang.srt.entrypoints.http_server:app"))
-    from sglang_toolparse.sglang_plugin import NATIVE_ENV
+    from sglang_toolparse import sglang_plugin
 
-    res = probe(sa)
-    res["env"] = os.environ.get(NATIVE_ENV)
-    q.put(res)
+    out = {}
+    first = True
+    for key, blob, env in iter(rows.get, None):
+        if not first:
+            _become_worker_of(sglang_plugin, env)
+        res = _outcome(lambda: probe(pickle.loads(blob)))
+        if isinstance(res, dict):
+            res["env"] = os.environ.get(sglang_plugin.NATIVE_ENV)
+            res["inherited"] = first
+        out[key] = res
+        first = False
+    q.put(out)
+
+
+def _become_worker_of(sglang_plugin, env):
+    """This process as a fresh worker of another server: the environment it
+    would inherit, and what importing SGLang's parser modules runs there
+    (the plugin's import-time installs; its serving hooks do not depend on
+    the server's choice and stay as installed)."""
+    if env:
+        os.environ[sglang_plugin.NATIVE_ENV] = env
+    else:
+        os.environ.pop(sglang_plugin.NATIVE_ENV, None)
+    installs = sglang_plugin._on_import()
+    for module in (sglang_plugin.FCP_MODULE, sglang_plugin.RP_MODULE):
+        installs[module](sys.modules[module])
 
 
 def main():
+    import pickle
+
     from sglang.srt.plugins import load_plugins
 
     load_plugins()
@@ -207,15 +245,8 @@ def main():
     names = sys.argv[1:] or list(NATIVE_NAMES)
     ctx = mp.get_context("spawn")
     out = {"launcher": {}, "child": {}, "control": {}, "builtin": {}}
-    pending = []
-
-    def collect(limit):
-        while len(pending) > limit:
-            key, p, q = pending.pop(0)
-            out["child"][key] = q.get(timeout=400)
-            p.join(timeout=60)
-            if p.is_alive():
-                p.kill()
+    rows, results = ctx.Queue(), ctx.Queue()
+    worker = None
 
     def server(name):
         sa = prepare_server_args(["--model-path", serving_stub.model_dir(), "--device", "cpu",
@@ -224,32 +255,36 @@ def main():
         sa.resolve_once()
         return sa, record
 
-    # one child per detector class: rows sharing a class (qwen/qwen25,
-    # glm/glm45) differ only in the name, which the launcher probes cover
-    classes = set()
+    def to_worker(key, sa):
+        # pickled now: the record as this server handed it over
+        rows.put((key, pickle.dumps(sa), os.environ.get(NATIVE_ENV)))
+
     for native in names:
         builtin = NATIVE_NAMES[native][1]
         sa, record = server(native)
-        if NATIVE_NAMES[native][0] not in classes:
-            classes.add(NATIVE_NAMES[native][0])
-            q = ctx.Queue()
-            p = ctx.Process(target=http_worker, args=(sa, q))
-            p.start()  # inherits this server's environment
-            pending.append((native, p, q))
+        if worker is None:
+            # the one worker: spawned from the first native server, whose
+            # environment it inherits; it imports SGLang while this
+            # process probes the launcher side
+            worker = ctx.Process(target=http_worker, args=(rows, results), daemon=True)
+            worker.start()
+        to_worker(native, sa)
         record.update(probe(sa))
         out["launcher"][native] = record
         out["control"][native] = probe(sa, served=native)  # the name un-normalized
-        collect(3)
         sa, record = server(builtin)
         record.update(probe(sa))
         out["builtin"][native] = record
-    # a child of a server that chose the builtin name keeps SGLang's class
+    # a worker of a server that chose the builtin name keeps SGLang's class
     sa, _ = server(NATIVE_NAMES[names[0]][1])
-    q = ctx.Queue()
-    p = ctx.Process(target=http_worker, args=(sa, q))
-    p.start()
-    pending.append(("builtin:" + names[0], p, q))
-    collect(0)
+    to_worker("builtin:" + names[0], sa)
+    rows.put(None)
+    try:
+        out["child"] = results.get(timeout=900)
+    finally:
+        worker.join(timeout=60)
+        if worker.is_alive():
+            worker.kill()
     print("RESULT " + json.dumps(out))
 
 

@@ -46,12 +46,17 @@ def scheduler_like(q):
     q.put({"names": _enum_names()})
 
 
-def _run(ctx, target, *args):
+def _start(ctx, target, *args):
     q = ctx.Queue()
-    p = ctx.Process(target=target, args=args + (q,))
+    p = ctx.Process(target=target, args=args + (q,), daemon=True)
     p.start()
+    return p, q
+
+
+def _result(started):
+    p, q = started
     try:
-        out = q.get(timeout=240)
+        out = q.get(timeout=300)
     finally:
         p.join(timeout=60)
         if p.is_alive():
@@ -66,9 +71,13 @@ def main():
     app_path = os.environ.get("SGLANG_HTTP_SERVER_APP_PATH")
     ctx = mp.get_context("spawn")
     out = {"app_path": app_path, "sys_modules_fcp": "sglang.srt.function_call.function_call_parser" in sys.modules}
-    out["scheduler"] = _run(ctx, scheduler_like)
-    out["worker"] = _run(ctx, http_worker, app_path)
-    out["worker_default"] = _run(ctx, http_worker, "sglang.srt.entrypoints.http_server:app")
+    # the three children are independent: started together, they import
+    # SGLang side by side
+    started = {"scheduler": _start(ctx, scheduler_like),
+               "worker": _start(ctx, http_worker, app_path),
+               "worker_default": _start(ctx, http_worker, "sglang.srt.entrypoints.http_server:app")}
+    for key, child in started.items():
+        out[key] = _result(child)
     print("RESULT " + json.dumps(out))
 
 

@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text, parse
-from support import CHUNKERS, check_stream_invariants, every_split, run
+from golden import call, err, golden_tests
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, StreamParser, Text, parse
+from support import every_split, run
 
 SCHEMA = {
     "type": "object",
@@ -28,14 +29,6 @@ TOOLS = [
     {"type": "function", "function": {"name": "edit", "parameters": {"type": "object", "properties": {
         "path": {"type": "string"}, "content": {"type": "string"}}}}},
 ]
-
-
-def call(i, name, args):
-    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
-
-
-def err(index, code, offset, detail=""):
-    return ParseError(index, code, offset, detail)
 
 
 def g47(name, *pairs):
@@ -166,10 +159,6 @@ def text_for(case, fmt):
     return text.replace("{W}", w).replace("{N}", n)
 
 
-CASES = [(case, fmt) for case, (kind, _, _) in sorted(GOLDEN.items())
-         for fmt in (["glm45", "glm47"] if kind == "both" else [kind])]
-
-
 def expected_for(case, fmt):
     exp = GOLDEN[case][2]
     if case == "missing_end_tag_before_next_call":
@@ -185,22 +174,13 @@ def expected_for(case, fmt):
     return exp
 
 
-@pytest.mark.parametrize("case,fmt", CASES)
-def test_golden_every_chunker(case, fmt):
-    text = text_for(case, fmt)
-    expected = expected_for(case, fmt)
-    for name, chunker in CHUNKERS.items():
-        got = run(fmt, chunker(text), TOOLS)
-        assert got == expected, name
-    check_stream_invariants(expected)
+def cases(fmt):
+    """case -> (text, expected events) of one format"""
+    return {case: (text_for(case, fmt), expected_for(case, fmt))
+            for case, (kind, _, _) in GOLDEN.items() if kind in ("both", fmt)}
 
 
-@pytest.mark.parametrize("case,fmt", CASES)
-def test_golden_every_split(case, fmt):
-    text = text_for(case, fmt)
-    expected = expected_for(case, fmt)
-    for chunks in every_split(text):
-        assert run(fmt, chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests(["glm45", "glm47"], cases, TOOLS)
 
 
 def test_aliases():

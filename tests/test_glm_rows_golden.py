@@ -7,8 +7,8 @@ import json
 import pytest
 
 from glm_rows import ROWS
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text, parse
-from support import CHUNKERS, check_stream_invariants, every_split, run
+from golden import call, err, golden_tests
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, StreamParser, Text, parse
 
 SCHEMA = {
     "type": "object",
@@ -51,14 +51,6 @@ TYPED_ARGS = {
 TYPED_ARGS["hunyuan_os"] = TYPED_ARGS["hunyuan"]
 WS = [("path", " a.py "), ("content", "def f():\n    return 1\n")]
 ESC = [("path", 'caf\u00e9 \U0001F600 "q" \\ \t'), ("content", "<b>x</b> </arg_valu a</tool_call><tool_call>b")]
-
-
-def call(i, name, args):
-    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
-
-
-def err(index, code, offset, detail=""):
-    return ParseError(index, code, offset, detail)
 
 
 def cases(fmt):
@@ -173,22 +165,7 @@ SPECIFIC = {
     },
 }
 
-CASES = [(fmt, name) for fmt in sorted(ROWS) for name in sorted(cases(fmt))]
-
-
-@pytest.mark.parametrize("fmt,case", CASES)
-def test_golden_every_chunker(fmt, case):
-    text, expected = cases(fmt)[case]
-    check_stream_invariants(expected)
-    for name, chunker in CHUNKERS.items():
-        assert run(fmt, chunker(text), TOOLS) == expected, name
-
-
-@pytest.mark.parametrize("fmt,case", CASES)
-def test_golden_every_split(fmt, case):
-    text, expected = cases(fmt)[case]
-    for chunks in every_split(text):
-        assert run(fmt, chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests(sorted(ROWS), cases, TOOLS)
 
 
 @pytest.mark.parametrize("fmt", sorted(ROWS))

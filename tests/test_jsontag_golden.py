@@ -1,19 +1,10 @@
 """Golden cases for the Qwen2.5 and Hermes formats, each replayed at every
 split point and with every chunker: the merged events must be identical."""
-import pytest
-
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, Text
-from support import CHUNKERS, check_stream_invariants, every_split, run
+from golden import call, err, golden_tests
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, Text
+from support import run
 
 TOOLS = ["get_weather", "search", "noop"]
-
-
-def call(i, name, args):
-    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
-
-
-def err(index, code, offset, detail=""):
-    return ParseError(index, code, offset, detail)
 
 
 W = '{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}'
@@ -140,21 +131,7 @@ GOLDEN = {
 }
 
 
-@pytest.mark.parametrize("fmt", ["qwen25", "hermes"])
-@pytest.mark.parametrize("case", sorted(GOLDEN))
-def test_golden_every_chunker(fmt, case):
-    text, expected = GOLDEN[case]
-    for name, chunker in CHUNKERS.items():
-        got = run(fmt, chunker(text), TOOLS)
-        assert got == expected, name
-    check_stream_invariants(expected)
-
-
-@pytest.mark.parametrize("case", sorted(GOLDEN))
-def test_golden_every_split(case):
-    text, expected = GOLDEN[case]
-    for chunks in every_split(text):
-        assert run("qwen25", chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests(["qwen25", "hermes"], GOLDEN, TOOLS)
 
 
 def test_forward_unknown_emits_call():

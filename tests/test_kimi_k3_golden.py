@@ -5,23 +5,14 @@ written as K3's encoder writes them (tests/format_table.py render_kimi_k3)
 unless the case says otherwise. The model types each value (type="..."):
 a string is its raw text, streamed; any other type is JSON text, written
 canonical, or its raw text as a string when it is not JSON."""
-import pytest
-
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
-from support import CHUNKERS, check_stream_invariants, every_split, run
+from golden import call, err, golden_tests
+from sglang_toolparse import ArgsDelta, CallStart, StreamParser, Text
+from support import every_split, run
 from format_table import render_kimi_k3
 
 TOOLS = ["get_weather", "noop", "write_file", "a&b \"q\""]
 OPEN, CLOSE = "<|open|>tools<|sep|>", "<|close|>tools<|sep|>"
 RESP_OPEN, RESP_CLOSE, MSG_CLOSE = "<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>"
-
-
-def call(i, name, args):
-    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
-
-
-def err(index, code, offset, detail=""):
-    return ParseError(index, code, offset, detail)
 
 
 def arg(key, value, type_="string"):
@@ -92,22 +83,7 @@ GOLDEN = {
     "empty_name": (OPEN + '<|open|>call tool="" index="1"<|sep|><|close|>call<|sep|>' + CLOSE + "t",
                    [err(None, "bad_name", 20), Text("t")]),
 }
-CASES = sorted(GOLDEN)
-
-
-@pytest.mark.parametrize("case", CASES)
-def test_golden_every_chunker(case):
-    text, expected = GOLDEN[case]
-    for name, chunker in CHUNKERS.items():
-        assert run("kimi_k3", chunker(text), TOOLS) == expected, name
-    check_stream_invariants(expected)
-
-
-@pytest.mark.parametrize("case", CASES)
-def test_golden_every_split(case):
-    text, expected = GOLDEN[case]
-    for chunks in every_split(text):
-        assert run("kimi_k3", chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests("kimi_k3", GOLDEN, TOOLS)
 
 
 def test_string_streams_before_its_closing_tag():

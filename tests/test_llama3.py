@@ -3,15 +3,12 @@ replayed at every split, and parity with SGLang's Llama32Detector through
 FunctionCallParser (strict xfails name what SGLang gets wrong)."""
 import pytest
 
+from golden import call, golden_tests
+from parity import IMPLS, parity_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
-from support import CHUNKERS, every_split, run
 
 TOOLS = ["get_weather", "search", "noop"]
 PT = "<|python_tag|>"
-
-
-def call(i, name, args):
-    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
 
 
 W = '{"name": "get_weather", "parameters": {"city": "Paris", "days": 3}}'
@@ -57,11 +54,7 @@ GOLDEN = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(GOLDEN))
-def test_golden_every_split(case):
-    text, expected = GOLDEN[case]
-    for chunks in every_split(text):
-        assert run("llama3", chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests("llama3", GOLDEN, TOOLS)
 
 
 def test_arguments_stream_before_the_object_closes():
@@ -88,34 +81,21 @@ CASES = {  # name -> (text, prose, calls)
     "two_calls": (PT + W + "; " + S, "", [W_CALL, S_CALL]),
     "bare_two_calls": (W + ";" + S, "", [W_CALL, S_CALL]),
 }
-IMPLS = ["builtin", "native"]
 
 
 def parser_name(impl):
     return "llama3" if impl == "builtin" else "llama3_native"
 
 
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_one_shot_same_calls(fcp, sglang_tool, impl, case):
-    from sglang_support import one_shot
-
-    text, prose, calls = CASES[case]
-    assert one_shot(fcp, sglang_tool(*PTOOLS), parser_name(impl), text) == (prose, calls)
-
-
-@pytest.mark.parametrize("chunker", sorted(CHUNKERS))
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_streamed_calls(fcp, sglang_tool, request, impl, case, chunker):
-    from sglang_support import stream_through
-
+def streamed_xfail(impl, case, chunker):
     if impl == "builtin" and chunker in ("one", "bursts"):
         # one partial JSON per chunk; the name is sent in the chunk where it
         # first appears and the rest of that call never is (sglang#37634)
-        request.applymarker(pytest.mark.xfail(strict=True, reason="SGLang sends a call with empty arguments, and no later call, when a chunk carries a whole call"))
-    text, prose, calls = CASES[case]
-    assert stream_through(fcp, sglang_tool(*PTOOLS), parser_name(impl), CHUNKERS[chunker](text)) == (prose, calls)
+        return "SGLang sends a call with empty arguments, and no later call, when a chunk carries a whole call"
+    return None
+
+
+test_one_shot_same_calls, test_streamed_calls = parity_tests("llama3", CASES, PTOOLS, streamed_xfail)
 
 
 @pytest.mark.parametrize("impl", IMPLS)

@@ -7,15 +7,13 @@ reference is mistral-common's decoder: content before the first
 [ARGS] in v11 tokenizers that write ids."""
 import pytest
 
+from golden import call, golden_tests
+from parity import IMPLS, parity_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
-from support import CHUNKERS, every_split, run
+from support import CHUNKERS
 
 TOOLS = ["get_weather", "search", "noop"]
 TC, ARGS, CID = "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"
-
-
-def call(i, name, args, id=None):
-    return [CallStart(i, name, id), ArgsDelta(i, args), CallEnd(i, name, args, id)]
 
 
 W_ARGS = '{"city": "Paris", "days": 3}'
@@ -67,11 +65,7 @@ GOLDEN = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(GOLDEN))
-def test_golden_every_split(case):
-    text, expected = GOLDEN[case]
-    for chunks in every_split(text):
-        assert run("mistral", chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests("mistral", GOLDEN, TOOLS)
 
 
 def test_arguments_stream_before_the_value_closes():
@@ -88,7 +82,6 @@ CASES = {  # name -> (text, prose, calls)
     "two": (W + S, "", [("get_weather", W_ARGS), ("search", S_ARGS)]),
     "prose_then_call": ("Checking. " + W, "Checking.", [("get_weather", W_ARGS)]),
 }
-IMPLS = ["builtin", "native"]
 # the pre-v11 array form, as Mistral-7B-Instruct-v0.3's template writes it
 ARRAY_CASES = {
     "array_one": (A1, "", [("get_weather", W_ARGS)]),
@@ -102,7 +95,7 @@ def parser_name(impl):
     return "mistral" if impl == "builtin" else "mistral_native"
 
 
-@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("impl", ["builtin", "native"])
 def test_array_form_without_the_space(fcp, sglang_tool, request, impl):
     """Ministral-8B-Instruct-2410's template writes `[TOOL_CALLS][` (no
     space); SGLang's array branch looks for `[TOOL_CALLS] [`."""
@@ -116,7 +109,7 @@ def test_array_form_without_the_space(fcp, sglang_tool, request, impl):
         ("", [("search", S_ARGS)])
 
 
-@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("impl", ["builtin", "native"])
 def test_array_form_arguments_stream(fcp, sglang_tool, impl):
     p = fcp.FunctionCallParser(sglang_tool(*PTOOLS), parser_name(impl))
     sent = ""
@@ -125,36 +118,23 @@ def test_array_form_arguments_stream(fcp, sglang_tool, impl):
     assert sent.startswith('{"q": "xxxx')  # before the value closes
 
 
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_one_shot_same_calls(fcp, sglang_tool, impl, case):
-    from sglang_support import one_shot
-
-    text, prose, calls = CASES[case]
-    assert one_shot(fcp, sglang_tool(*PTOOLS), parser_name(impl), text) == (prose, calls)
-
-
-@pytest.mark.parametrize("chunker", sorted(CHUNKERS))
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_streamed_calls(fcp, sglang_tool, request, impl, case, chunker):
-    from sglang_support import stream_through
-
-    text, prose, calls = CASES[case]
-    if impl == "builtin" and case == "prose_then_call" and chunker in ("one", "bursts"):
-        request.applymarker(pytest.mark.xfail(strict=True, reason="SGLang returns the prose before [TOOL_CALLS] and drops the call of that chunk"))
+def streamed_xfail(impl, case, chunker):
+    if impl == "builtin" and case in ("prose_then_call", "array_prose_first") and chunker in ("one", "bursts"):
+        return "SGLang returns the prose before [TOOL_CALLS] and drops the call of that chunk"
     if impl == "builtin" and case == "array_two":
-        request.applymarker(pytest.mark.xfail(strict=True, reason="SGLang's streaming keeps only the first call of the array form: once it is sent, the buffer no longer holds [TOOL_CALLS] and the rest of the array is flushed as content"))
-    elif impl == "builtin" and case == "array_one" and chunker in ("one", "bursts"):
-        request.applymarker(pytest.mark.xfail(strict=True, reason="SGLang sends the array form's call with empty arguments when one chunk carries the whole call (the name first, and no later increment)"))
-    if impl == "builtin" and case == "array_prose_first" and chunker in ("one", "bursts"):
-        request.applymarker(pytest.mark.xfail(strict=True, reason="SGLang returns the prose before [TOOL_CALLS] and drops the call of that chunk"))
+        return ("SGLang's streaming keeps only the first call of the array form: once it is sent, the buffer no "
+                "longer holds [TOOL_CALLS] and the rest of the array is flushed as content")
+    if impl == "builtin" and case == "array_one" and chunker in ("one", "bursts"):
+        return ("SGLang sends the array form's call with empty arguments when one chunk carries the whole call "
+                "(the name first, and no later increment)")
     if impl == "builtin" and case == "two" and chunker in ("one", "bursts"):
-        request.applymarker(pytest.mark.xfail(strict=True, reason="SGLang parses one compact call per chunk: a second call in the same chunk is never sent"))
-    got = stream_through(fcp, sglang_tool(*PTOOLS), parser_name(impl), CHUNKERS[chunker](text))
-    assert got[1] == calls
-    if impl == "native":
-        assert got[0] == prose
+        return "SGLang parses one compact call per chunk: a second call in the same chunk is never sent"
+    return None
+
+
+# the builtin's streamed prose is not compared: it keeps the blank before
+# [TOOL_CALLS] that the one-shot path (the cases' reference) strips
+test_one_shot_same_calls, test_streamed_calls = parity_tests("mistral", CASES, PTOOLS, streamed_xfail, prose=False)
 
 
 @pytest.mark.parametrize("chunker", ["chars", "tokens", "fixed4"])

@@ -3,9 +3,10 @@ our detector parsing -- in the launcher and in spawned children, for every
 row of NATIVE_NAMES.
 
 tests/name_parity_processes.py plays SGLang's launcher (prepare_server_args,
-resolve_once) and probes SGLang's own serving code in the launcher and in a
-spawned HTTP-worker child per native detector class (see its docstring for the
-probes). The branches covered: GLM-4.7's grammar constraint, the DeepSeek
+resolve_once) and probes SGLang's own serving code in the launcher and in
+one spawned HTTP-worker child that serves as the worker of every row in turn
+(see its docstring for the probes and how the child stands in for each
+server's worker). The tests read that one run's results, row by row. The branches covered: GLM-4.7's grammar constraint, the DeepSeek
 chat-encoding spec, the DeepSeek recipe start-up rule, tool-call ids
 (Kimi-K2's `functions.NAME:IDX`), response-template lookups, detokenizer
 close tokens and its gpt-oss <|call|> rule, SGLang's own rename (qwen25 -> qwen). The control probes the
@@ -15,7 +16,9 @@ so the probes can tell.
 tests/test_name_parity_sites.py pins the list of places SGLang compares the
 name, so a new SGLang branch cannot go unnoticed.
 
-Slow: spawned children import SGLang (~2-4 minutes on 2 shared cores).
+Slow: the launcher and its one child import SGLang (about a minute on 2
+shared cores, plus a second or so per row); the module's four fresh
+interpreters start together (the `fresh` fixture).
 """
 from __future__ import annotations
 
@@ -23,6 +26,8 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+import time
 
 import pytest
 
@@ -61,17 +66,50 @@ def _env(**extra):
     return env
 
 
-def _result(args, timeout, **extra):
-    r = subprocess.run([sys.executable] + args, capture_output=True, text=True, env=_env(**extra),
-                       timeout=timeout, cwd=ROOT)
-    assert r.returncode == 0, r.stderr[-4000:]
-    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("RESULT "))
-    return json.loads(line[len("RESULT "):])
+class _Fresh:
+    """A fresh interpreter started now; its RESULT line read when asked.
+    The module's interpreters are independent: started together, they
+    import SGLang side by side instead of one after another."""
+
+    def __init__(self, args, timeout, **extra):
+        self.out, self.err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
+        self.proc = subprocess.Popen([sys.executable] + args, stdout=self.out, stderr=self.err, text=True,
+                                     env=_env(**extra), cwd=ROOT)
+        self.deadline = time.monotonic() + timeout
+
+    def result(self):
+        try:
+            self.proc.wait(timeout=max(1.0, self.deadline - time.monotonic()))
+        finally:
+            self.stop()
+        self.out.seek(0)
+        self.err.seek(0)
+        assert self.proc.returncode == 0, self.err.read()[-4000:]
+        line = next(ln for ln in self.out.read().splitlines() if ln.startswith("RESULT "))
+        return json.loads(line[len("RESULT "):])
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
 
 
 @pytest.fixture(scope="module")
-def runs():
-    return _result([os.path.join(TESTS, "name_parity_processes.py")], timeout=1500)
+def fresh():
+    started = {
+        "runs": _Fresh([os.path.join(TESTS, "name_parity_processes.py")], timeout=1500),
+        "done_when": _Fresh(["-c", DONE_WHEN], timeout=900),
+        "auto1": _Fresh(["-c", AUTO], timeout=900, SGLANG_TOOLPARSE_REPLACE="1"),
+        "auto0": _Fresh(["-c", AUTO], timeout=900, SGLANG_TOOLPARSE_REPLACE="0"),
+    }
+    yield started
+    for f in started.values():
+        f.stop()
+
+
+@pytest.fixture(scope="module")
+def runs(fresh):
+    return fresh["runs"].result()
 
 
 @pytest.mark.slow
@@ -84,20 +122,31 @@ def test_launcher_serves_the_builtin_name(runs, native):
     assert runs["builtin"][native]["env"] is None  # a builtin server clears the choice
 
 
-def _child_row(runs, native):
-    """The child that served this row's detector class (one per class)."""
-    cls = NATIVE_NAMES[native][0]
-    (row,) = [n for n in runs["child"] if n in NATIVE_NAMES and NATIVE_NAMES[n][0] == cls]
-    return row
+def _child(runs, key):
+    """The worker child's probe for this row (an error string if it raised)."""
+    got = runs["child"][key]
+    assert isinstance(got, dict), got
+    return got
+
+
+@pytest.mark.slow
+def test_the_worker_inherits_the_first_servers_choice(runs):
+    """The child is spawned from the first native server and its first row
+    is that server's: the choice reached it through the environment it
+    inherited, not through anything the test did in the child."""
+    first = next(iter(NATIVE_NAMES))
+    child = _child(runs, first)
+    assert child["inherited"] is True and child["env"] == first
+    assert child["detector"] == OURS
+    assert [k for k in runs["child"] if _child(runs, k)["inherited"]] == [first]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("where", ["launcher", "child"])
 @pytest.mark.parametrize("native", NATIVES)
 def test_serving_branches_equal_the_builtin(runs, native, where):
-    row = native if where == "launcher" else _child_row(runs, native)
-    got = runs[where][row]
-    ref = runs["builtin"][row]
+    got = runs["launcher"][native] if where == "launcher" else _child(runs, native)
+    ref = runs["builtin"][native]
     for probe in SERVING_PROBES:
         assert got[probe] == ref[probe], (probe, got[probe], ref[probe])
 
@@ -106,9 +155,8 @@ def test_serving_branches_equal_the_builtin(runs, native, where):
 @pytest.mark.parametrize("native", NATIVES)
 def test_our_detector_parses_in_every_process(runs, native):
     assert runs["launcher"][native]["detector"] == OURS
-    row = _child_row(runs, native)
-    assert runs["child"][row]["detector"] == OURS
-    assert runs["child"][row]["env"] == row  # inherited from the launcher
+    assert _child(runs, native)["detector"] == OURS
+    assert _child(runs, native)["env"] == native  # the launcher's choice for this server
     assert runs["builtin"][native]["detector"].startswith("sglang.srt.function_call.")
 
 
@@ -124,14 +172,16 @@ def test_reasoning_parser_side_in_every_process(runs, native):
     sglang = "sglang.srt.parser.reasoning_parser"
     want = ours if NATIVE_NAMES[native][1] in REASONING_PAIRS else sglang
     assert runs["launcher"][native]["reasoning_gpt_oss"] == want
-    assert runs["child"][_child_row(runs, native)]["reasoning_gpt_oss"] == want
+    assert _child(runs, native)["reasoning_gpt_oss"] == want
     assert runs["builtin"][native]["reasoning_gpt_oss"] == sglang
 
 
 @pytest.mark.slow
 def test_a_builtin_servers_child_keeps_sglangs_class(runs):
+    """The worker's last row: a server that chose the builtin name (after
+    every native row in the same process: SGLang's class comes back)."""
     (key,) = [k for k in runs["child"] if k.startswith("builtin:")]
-    child = runs["child"][key]
+    child = _child(runs, key)
     assert child["env"] is None
     assert child["detector"].startswith("sglang.srt.function_call."), child
 
@@ -195,11 +245,11 @@ print("RESULT " + json.dumps(out))
 """
 
 
-def test_done_when_fresh_interpreter_every_native_name():
+def test_done_when_fresh_interpreter_every_native_name(fresh):
     """In a fresh interpreter, after load_plugins(): prepare_server_args
     with X_native yields a server named X whose detector class is ours, and
     function_call_parser is still not imported by the choice itself."""
-    out = _result(["-c", DONE_WHEN], timeout=600)
+    out = fresh["done_when"].result()
     assert out["lazy"] and out["lazy_after_prepare"]
     for name, (_cls, builtin) in NATIVE_NAMES.items():
         assert out["cli"][name] == [builtin, name, OURS, name], name
@@ -233,12 +283,12 @@ print("RESULT " + json.dumps([field, name, os.environ.get(NATIVE_ENV),
 
 
 @pytest.mark.parametrize("replace", ["1", "0"])
-def test_auto_resolves_to_native_classes_with_replace(replace):
+def test_auto_resolves_to_native_classes_with_replace(fresh, replace):
     """`--tool-call-parser auto` resolves through SGLang's detection to a
     builtin name; SGLANG_TOOLPARSE_REPLACE=1 makes that name ours."""
     if "glm47" not in {b for _, b in NATIVE_NAMES.values()}:
         pytest.skip("no glm47 row")
-    field, name, env, module = _result(["-c", AUTO], timeout=600, SGLANG_TOOLPARSE_REPLACE=replace)
+    field, name, env, module = fresh["auto" + replace].result()
     assert (field, name, env) == ("auto", "glm47", None)
     if replace == "1":
         assert module == OURS

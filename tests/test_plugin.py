@@ -1,4 +1,5 @@
 """The plugin loads through SGLang's entry point group and registers names."""
+import json
 import os
 import subprocess
 import sys
@@ -46,31 +47,55 @@ def _run(code, **env):
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e, timeout=300)
 
 
-def test_registration_is_lazy_and_replace_env():
-    """In a fresh process: load_plugins() does not import function_call_parser
-    (it costs seconds in every SGLang process); importing it later picks up
-    the names; SGLANG_TOOLPARSE_REPLACE=1 maps the builtin names too."""
-    code = (
-        "import sys\n"
-        "from sglang.srt.plugins import load_plugins\n"
-        "load_plugins()\n"
-        "print('lazy', 'sglang.srt.function_call.function_call_parser' not in sys.modules)\n"
-        "from sglang.srt.function_call.function_call_parser import FunctionCallParser as F\n"
-        "e = F.ToolCallParserEnum\n"
-        "print('native', e['qwen25_native'].__name__, e['hermes_native'].__name__)\n"
-        "print('builtin', e['qwen25'].__module__, e['hermes'].__module__, e['qwen'].__module__)\n"
-    )
-    r = _run(code, SGLANG_TOOLPARSE_REPLACE="1")
-    assert r.returncode == 0, r.stderr[-3000:]
-    lines = dict(line.split(" ", 1) for line in r.stdout.splitlines() if " " in line)
-    assert lines["lazy"] == "True"
-    assert lines["native"] == "Qwen25NativeDetector HermesNativeDetector"
-    assert lines["builtin"].split() == ["sglang_toolparse.sglang_adapter"] * 3
+REGISTRATION = """
+import json, sys
+from sglang.srt.plugins import load_plugins
+load_plugins()
+lazy = 'sglang.srt.function_call.function_call_parser' not in sys.modules
+from sglang.srt.function_call.function_call_parser import FunctionCallParser as F
+from sglang_toolparse.sglang_plugin import NATIVE_NAMES
+e = F.ToolCallParserEnum
+def cls(name):
+    c = e.get(name)
+    return [c.__module__, c.__name__, getattr(c, 'parser_name', None)] if c is not None else None
+rows = {n: [cls(n), cls(b)] for n, (_, b) in NATIVE_NAMES.items()}
+print('RESULT ' + json.dumps({'lazy': lazy, 'rows': rows}))
+"""
+OURS = "sglang_toolparse.sglang_adapter"
 
-    r = _run(code, SGLANG_TOOLPARSE_REPLACE="0")
-    assert r.returncode == 0, r.stderr[-3000:]
-    lines = dict(line.split(" ", 1) for line in r.stdout.splitlines() if " " in line)
-    assert "sglang_toolparse" not in lines["builtin"]
+
+@pytest.fixture(scope="module")
+def registration():
+    """One fresh interpreter with SGLANG_TOOLPARSE_REPLACE=1 and one with 0,
+    each reporting every NATIVE_NAMES row (name -> [native class, builtin
+    name's class])."""
+    out = {}
+    for replace in ("1", "0"):
+        r = _run(REGISTRATION, SGLANG_TOOLPARSE_REPLACE=replace)
+        assert r.returncode == 0, r.stderr[-3000:]
+        line = next(ln for ln in r.stdout.splitlines() if ln.startswith("RESULT "))
+        out[replace] = json.loads(line[len("RESULT "):])
+    return out
+
+
+@pytest.mark.parametrize("replace", ["1", "0"])
+def test_registration_is_lazy(registration, replace):
+    """In a fresh process load_plugins() does not import
+    function_call_parser (it costs seconds in every SGLang process)."""
+    assert registration[replace]["lazy"] is True
+
+
+@pytest.mark.parametrize("native", sorted(NATIVE_NAMES))
+def test_replace_env_maps_every_builtin_name(registration, native):
+    """Importing function_call_parser after load_plugins() picks up the
+    names; SGLANG_TOOLPARSE_REPLACE=1 maps the builtin name of every row to
+    its native class too, and without it the builtin stays SGLang's."""
+    cls_name, builtin = NATIVE_NAMES[native]
+    ours = [OURS, cls_name, native]
+    on, off = registration["1"]["rows"][native], registration["0"]["rows"][native]
+    assert on[0] == ours and off[0] == ours
+    assert on[1] == [OURS, cls_name, builtin]
+    assert off[1] is not None and off[1][0].startswith("sglang.srt.function_call."), off[1]
 
 
 def test_standalone_api_imports_no_sglang_torch_pydantic():

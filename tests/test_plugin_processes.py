@@ -13,7 +13,7 @@ re-exports SGLang's app; the control case shows the default path misses
 the names.
 
 Runs in subprocesses (spawned children each import SGLang: ~1 minute on 2
-cores, one test).
+cores, one test; the three children start together).
 """
 from __future__ import annotations
 

@@ -9,14 +9,12 @@ import random
 
 import pytest
 
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text, parse
-from support import CHUNKERS, every_split, run
+from golden import call, golden_tests
+from parity import IMPLS, parity_tests
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
+from support import run
 
 TOOLS = ["get_weather", "search", "noop"]
-
-
-def call(i, name, args):
-    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
 
 
 W = 'get_weather(city="Paris", days=3)'
@@ -51,11 +49,7 @@ GOLDEN = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(GOLDEN))
-def test_golden_every_split(case):
-    text, expected = GOLDEN[case]
-    for chunks in every_split(text):
-        assert run("pythonic", chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests("pythonic", GOLDEN, TOOLS)
 
 
 def test_string_streams_as_generated():
@@ -103,30 +97,13 @@ CASES = {  # name -> (text, prose, calls)
     "two": ("[" + W + ", search(q=\"x\", n=[1, 2.5])]", "", [("get_weather", W_ARGS), ("search", '{"q": "x", "n": [1, 2.5]}')]),
     "python_tokens": ("<|python_start|>[" + W + "]<|python_end|>", "", [("get_weather", W_ARGS)]),
 }
-IMPLS = ["builtin", "native"]
 
 
 def parser_name(impl):
     return "pythonic" if impl == "builtin" else "pythonic_native"
 
 
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_one_shot_same_calls(fcp, sglang_tool, impl, case):
-    from sglang_support import one_shot
-
-    text, prose, calls = CASES[case]
-    assert one_shot(fcp, sglang_tool(*PTOOLS), parser_name(impl), text) == (prose, calls)
-
-
-@pytest.mark.parametrize("chunker", sorted(CHUNKERS))
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_streamed_calls(fcp, sglang_tool, impl, case, chunker):
-    from sglang_support import stream_through
-
-    text, prose, calls = CASES[case]
-    assert stream_through(fcp, sglang_tool(*PTOOLS), parser_name(impl), CHUNKERS[chunker](text)) == (prose, calls)
+test_one_shot_same_calls, test_streamed_calls = parity_tests("pythonic", CASES, PTOOLS)
 
 
 @pytest.mark.parametrize("impl", IMPLS)

@@ -6,10 +6,7 @@ template wrote (a declared difference, docs/PARSERS.md). Where SGLang's streamin
 xfail that says why."""
 import contextlib
 import json
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -164,21 +161,6 @@ def test_state_for_serving_layer(fcp, tools):
     assert d.streamed_args_for_tool == [ARGS, "{}"]
     for i, c in enumerate(d.prev_tool_call_arr):
         assert c["arguments"] == d.streamed_args_for_tool[i]  # the streamed JSON text
-
-
-def test_replace_env_maps_builtin_glm_names():
-    code = (
-        "from sglang.srt.plugins import load_plugins\n"
-        "load_plugins()\n"
-        "from sglang.srt.function_call.function_call_parser import FunctionCallParser as F\n"
-        "e = F.ToolCallParserEnum\n"
-        "print(' '.join(e[n].__module__ + ':' + e[n].__name__ for n in ('glm', 'glm45', 'glm47', 'glm47_native')))\n"
-    )
-    env = dict(os.environ, SGLANG_TOOLPARSE_REPLACE="1")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
-    got = r.stdout.split()[-4:]
-    assert got == ["sglang_toolparse.sglang_adapter:Glm45NativeDetector"] * 2 + ["sglang_toolparse.sglang_adapter:Glm47NativeDetector"] * 2
 
 
 # ---- differential: value typing equals SGLang's one-shot ---------------------
