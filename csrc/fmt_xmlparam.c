@@ -578,45 +578,122 @@ static void hold(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
         fail(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, off, n));
 }
 
-/* Streamed string bytes. A stripping row holds a trailing blank run in
- * `pending` (it ends the value, or is written when more text follows). */
+/* The tail a stripping row holds back while a string streams: the blanks
+ * that may end the value and, in a CDATA section, the "]]>" (or its start)
+ * with the blanks around it: b1 blanks, x bytes of "]]>", b2 blanks. It is
+ * the same for any split of the value; it is bounded by max_buffer, and a
+ * tail over it is a buffer_limit error at the byte that crosses it, whether
+ * the bytes came in pieces or in one chunk with what follows. */
+typedef struct {
+    size_t b1, b2;
+    size_t x; /* 0..3: "", "]", "]]", "]]>" */
+} held_tail;
+
+static size_t tail_len(const held_tail *h) { return h->b1 + h->x + h->b2; }
+
+static void tail_step(held_tail *h, uint8_t c, int cdata)
+{
+    if (is_blank(c)) {
+        if (h->x)
+            h->b2++;
+        else
+            h->b1++;
+    } else if (cdata && c == ']') {
+        if (h->b2 == 0 && h->x == 1) {
+            h->x = 2;
+        } else if (h->b2 == 0 && h->x >= 2) { /* "]]]" / "]]>]": only the last ones */
+            h->x = h->x == 2 ? 2 : 1;
+            h->b1 = 0;
+        } else {
+            h->b1 = h->x ? h->b2 : h->b1;
+            h->x = 1;
+            h->b2 = 0;
+        }
+    } else if (cdata && c == '>' && h->x == 2 && h->b2 == 0) {
+        h->x = 3;
+    } else {
+        h->b1 = h->b2 = h->x = 0;
+    }
+}
+
+/* the tail `pending` holds (it is one: b1 blanks, x non-blanks, b2 blanks) */
+static held_tail tail_of(const tp_buf *b, int cdata)
+{
+    held_tail h = {0, 0, 0};
+    size_t r = b->len;
+    if (!cdata) {
+        h.b1 = r;
+        return h;
+    }
+    while (r && is_blank(b->data[r - 1]))
+        r--;
+    h.b2 = b->len - r;
+    while (r && !is_blank(b->data[r - 1]))
+        r--, h.x++;
+    h.b1 = r;
+    if (!h.x) {
+        h.b1 = h.b2;
+        h.b2 = 0;
+    }
+    return h;
+}
+
+/* writes the first k bytes of pending + s (pending is cleared of them) */
+static void write_upto(tp_parser *p, const uint8_t *s, size_t k)
+{
+    tp_buf *b = &p->pending;
+    size_t from_held = k < b->len ? k : b->len;
+    if (from_held) {
+        tp_ev_args_escaped(p, b->data, from_held);
+        memmove(b->data, b->data + from_held, b->len - from_held);
+        b->len -= from_held;
+    }
+    if (k > from_held)
+        tp_ev_args_escaped(p, s, k - from_held);
+}
+
+/* A held prefix (hold_string's "null" start) becomes a streamed string:
+ * what cannot end the value is written, its tail stays held. */
+static void held_to_tail(tp_parser *p, const xml_spelling *sp)
+{
+    held_tail h = {0, 0, 0};
+    int cdata = p->trailing_reported;
+    if (sp->strip || cdata)
+        for (size_t i = 0; i < p->pending.len; i++)
+            tail_step(&h, p->pending.data[i], cdata);
+    write_upto(p, NULL, p->pending.len - tail_len(&h));
+}
+
+/* Streamed string bytes. A stripping row holds the tail that may end the
+ * value in `pending` (it ends the value, or is written when more text
+ * follows). */
 static void stream_bytes(tp_parser *p, const xml_spelling *sp, const uint8_t *s, size_t n, uint64_t off)
 {
-    if (p->trailing_reported) { /* in a CDATA section: its "]]>" (and blanks) may end the value */
-        hold(p, s, n, off);
-        if (p->discard)
-            return;
-        uint8_t *d = p->pending.data;
-        size_t z = p->pending.len;
-        while (z && is_blank(d[z - 1]))
-            z--;
-        size_t k = z >= 3 && memcmp(d + z - 3, "]]>", 3) == 0 ? 3 : z >= 2 && memcmp(d + z - 2, "]]", 2) == 0 ? 2
-                 : z >= 1 && d[z - 1] == ']' ? 1 : 0;
-        if (k) {
-            z -= k;
-            while (z && is_blank(d[z - 1]))
-                z--;
-        }
-        if (z) {
-            tp_ev_args_escaped(p, d, z);
-            memmove(d, d + z, p->pending.len - z);
-            p->pending.len -= z;
-        }
-        return;
-    }
-    if (!sp->strip) {
+    int cdata = p->trailing_reported; /* in a CDATA section: its "]]>" (and blanks) may end the value */
+    if (!sp->strip && !cdata) {
         tp_ev_args_escaped(p, s, n);
         return;
     }
-    size_t z = n;
-    while (z && is_blank(s[z - 1]))
-        z--;
-    if (z) {
-        tp_ev_args_escaped(p, p->pending.data, p->pending.len);
-        tp_buf_clear(&p->pending);
-        tp_ev_args_escaped(p, s, z);
+    held_tail h = tail_of(&p->pending, cdata);
+    size_t held = p->pending.len, t = tail_len(&h);
+    for (size_t i = 0; i < n; i++) {
+        tail_step(&h, s[i], cdata);
+        size_t t2 = tail_len(&h);
+        if (t2 > p->pending.limit) {
+            /* what came before the tail was written, the tail is dropped */
+            write_upto(p, s, held + i - t);
+            fail(p, TP_ERR_BUFFER_LIMIT, off + i);
+            return;
+        }
+        t = t2;
     }
-    hold(p, s + z, n - z, off + z);
+    write_upto(p, s, held + n - t);
+    if (t > n) { /* part of the tail was held already */
+        hold(p, s, n, off);
+    } else {
+        tp_buf_clear(&p->pending);
+        hold(p, s + n - t, t, off + n - t);
+    }
 }
 
 static void hold_string(tp_parser *p, const xml_spelling *sp, const uint8_t *s, size_t n, uint64_t off)
@@ -625,17 +702,22 @@ static void hold_string(tp_parser *p, const xml_spelling *sp, const uint8_t *s, 
     for (size_t i = 0; i < n; i++) {
         size_t j = p->pending.len + i;
         uint8_t c = s[i] >= 'A' && s[i] <= 'Z' ? (uint8_t)(s[i] + 32) : s[i];
-        if (j >= 4 && sp->strip && is_blank(c))
-            continue; /* "null" and blanks: still null once stripped */
-        if (j >= 4 || c != (uint8_t)NUL_WORD[j]) {
-            /* the held prefix is written; this chunk's bytes stream */
-            args_lit(p, "\"");
-            tp_ev_args_escaped(p, p->pending.data, p->pending.len);
-            tp_buf_clear(&p->pending);
-            p->vkind = VK_STREAM;
-            stream_bytes(p, sp, s, n, off);
-            return;
+        if ((j >= 4 && sp->strip && is_blank(c)) || (j < 4 && c == (uint8_t)NUL_WORD[j])) {
+            /* "null" and blanks: still null once stripped; held, bounded
+             * however the bytes are split */
+            if (j >= p->pending.limit) {
+                fail(p, TP_ERR_BUFFER_LIMIT, off + i);
+                return;
+            }
+            continue;
         }
+        /* the held prefix is written (but a tail that may end the
+         * value); this chunk's bytes stream */
+        args_lit(p, "\"");
+        p->vkind = VK_STREAM;
+        held_to_tail(p, sp);
+        stream_bytes(p, sp, s, n, off);
+        return;
     }
     hold(p, s, n, off);
 }
