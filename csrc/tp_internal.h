@@ -143,5 +143,7 @@ extern const tp_format tp_fmt_spark25;
 extern const tp_format tp_fmt_hunyuan;
 extern const tp_format tp_fmt_hunyuan_os;
 extern const tp_format tp_fmt_kimi_k3;
+extern const tp_format tp_fmt_gemma4; /* fmt_kvcall.c */
+int tp_fmt_kvcall_init(void);
 
 #endif

@@ -33,6 +33,7 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_gigachat35,
     &tp_fmt_minicpm5,
     &tp_fmt_kimi_k3,
+    &tp_fmt_gemma4,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];
@@ -49,6 +50,8 @@ int tp_global_init(void)
         tp_fmt_pythonic_init())
         return -1;
     if (tp_fmt_harmony_init())
+        return -1;
+    if (tp_fmt_kvcall_init())
         return -1;
     for (size_t i = 0; i < NFORMATS; i++)
         FORMAT_NAMES[i] = FORMATS[i]->name;

@@ -10,7 +10,6 @@ _PLANNED = "not native yet: planned (an open issue of this project); SGLang's de
 NOT_NATIVE: Dict[str, str] = {
     "apertus2509": _PLANNED,
     "cohere_command4": _PLANNED,
-    "gemma4": _PLANNED,
     "gigachat3": _PLANNED,
     "interns1": _PLANNED,
     "k2_horizon": _PLANNED,

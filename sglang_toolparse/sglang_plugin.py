@@ -81,6 +81,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "gigachat35_native": ("GigaChat35NativeDetector", "gigachat35"),
     "minicpm5_native": ("MiniCPM5NativeDetector", "minicpm5"),
     "kimi_k3_native": ("KimiK3NativeDetector", "kimi_k3"),
+    "gemma4_native": ("Gemma4NativeDetector", "gemma4"),
 }
 
 

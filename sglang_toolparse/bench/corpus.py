@@ -271,6 +271,25 @@ def render_kimi_k3(prose: str, calls: Sequence[Call]) -> str:
     return out + "<|open|>tools<|sep|>" + body + "<|close|>tools<|sep|>"
 
 
+def _gemma4_value(v: Any) -> str:
+    if isinstance(v, str):
+        return '<|"|>' + v + '<|"|>'
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, dict):
+        return "{" + ",".join("%s:%s" % (k, _gemma4_value(v[k])) for k in sorted(v)) + "}"
+    if isinstance(v, list):
+        return "[" + ",".join(_gemma4_value(x) for x in v) + "]"
+    return str(v)
+
+
+def render_gemma4(prose: str, calls: Sequence[Call]) -> str:
+    """Google Gemma 4: `<|tool_call>call:NAME{K:V,...}<tool_call|>` per call,
+    values as its chat template's format_argument writes them (bare sorted
+    keys, strings between `<|"|>` tokens)."""
+    return prose + "".join("<|tool_call>call:%s%s<tool_call|>" % (n, _gemma4_value(dict(a))) for n, a in calls)
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -304,6 +323,7 @@ RENDERERS: Dict[str, Renderer] = {
     "gigachat35": _dsml("tool_calls", "invoke", "parameter", "\uff5cGCML\uff5c"),
     "minicpm5": render_minicpm5,
     "kimi_k3": render_kimi_k3,
+    "gemma4": render_gemma4,
 }
 
 
@@ -454,6 +474,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "dots": ("<dots_function_call>", "</dots_function_call>"),
     "trinity": ("<tool_call>", "</tool_call>", "<think>", "</think>"),
     "kimi_k3": ("<|open|>", "<|close|>", "<|sep|>"),
+    "gemma4": ("<|tool_call>", "<tool_call|>", '<|"|>'),
 }
 
 
