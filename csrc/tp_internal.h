@@ -185,4 +185,7 @@ extern const tp_format tp_fmt_step3; /* fmt_xmlparam.c */
 extern const tp_format tp_fmt_interns1;
 extern const tp_format tp_fmt_gigachat3;
 
+extern const tp_format tp_fmt_gemma4; /* fmt_kvcall.c */
+int tp_fmt_kvcall_init(void);
+
 #endif

@@ -40,6 +40,7 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_step3,
     &tp_fmt_interns1,
     &tp_fmt_gigachat3,
+    &tp_fmt_gemma4,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];
@@ -58,6 +59,8 @@ int tp_global_init(void)
     if (tp_fmt_nsxml_init())
         return -1;
     if (tp_fmt_harmony_init())
+        return -1;
+    if (tp_fmt_kvcall_init())
         return -1;
     for (size_t i = 0; i < NFORMATS; i++)
         FORMAT_NAMES[i] = FORMATS[i]->name;

@@ -998,3 +998,21 @@ class GigaChat3NativeDetector(NativeDetectorMixin, GigaChat3Detector):
     _tp_format = "gigachat3"
     _tp_markers = ("<|function_call|>", "function call<|role_sep|>\n")
     parser_name = "gigachat3_native"
+
+
+# ---- Gemma 4 (issue 22): call:NAME{key:value}, its own engine (fmt_kvcall.c) ----
+from sglang.srt.function_call.gemma4_detector import Gemma4Detector  # noqa: E402
+
+
+class Gemma4NativeDetector(NativeDetectorMixin, Gemma4Detector):
+    """Google Gemma 4 (`<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>`,
+    values as its chat template's format_argument writes them), native core:
+    strings streamed as generated, each call its own index. SGLang's
+    Gemma4Detector sends a call of any name (it never consults the tools):
+    so does this one."""
+
+    _tp_format = "gemma4"
+    _tp_markers = ("<|tool_call>",)
+    _tp_token_lead = "<|tool_call>"  # the one token the core reads in text
+    _tp_forwards_all = True
+    parser_name = "gemma4_native"

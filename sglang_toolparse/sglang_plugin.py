@@ -87,6 +87,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "step3_native": ("Step3NativeDetector", "step3"),
     "interns1_native": ("InternS1NativeDetector", "interns1"),
     "gigachat3_native": ("GigaChat3NativeDetector", "gigachat3"),
+    "gemma4_native": ("Gemma4NativeDetector", "gemma4"),
 }
 
 

@@ -712,3 +712,37 @@ def fragments(fmt: str, size: int, seed: int) -> str:
         parts.append(m)
         n += len(m)
     return "".join(parts)
+
+
+# Gemma 4: its chat template's encoder (format_argument with bare keys,
+# sorted; strings between quote tokens, nothing escaped; None as `None`)
+_G4 = ("<|tool_call>", "<tool_call|>", "call:", '<|"|>')
+
+
+def gemma4_value(v) -> str:
+    if isinstance(v, str):
+        return _G4[3] + v + _G4[3]
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, dict):
+        return "{" + ",".join("%s:%s" % (k, gemma4_value(v[k])) for k in sorted(v)) + "}"
+    if isinstance(v, list):
+        return "[" + ",".join(gemma4_value(x) for x in v) + "]"
+    return str(v)
+
+
+def render_gemma4(name: str, args: str) -> str:
+    a = json.loads(args) if isinstance(args, str) else args
+    body = gemma4_value(a)[1:-1] if isinstance(a, dict) else gemma4_value(a)
+    return "%s%s%s{%s}%s" % (_G4[0], _G4[2], name, body, _G4[1])
+
+
+TABLE["gemma4"] = FormatSpec(
+    "gemma4", _G4 + ("{", "}", "[", "]", ":", ",", "None", "true"),
+    render_call=render_gemma4, json_args=False,
+    extra_seeds=(
+        'Hi <|tool_call>call:f{a:<|"|>x}{,]<|"|>,b:[1,-2.5e-07,None,{c:true}],d:1_0}<tool_call|> done',
+        '<|tool_call>call:f{a:1}call:f{b:<|"|>y<|"|>}<tool_call|><|tool_call> junk <tool_call|><|tool_call>call:g{a:[1}',
+        '<|tool_call>call:f{a:<|"|>cut <|"| <tool_call|>',
+        "<|tool_call>call:f{a:1<tool_call|>tail <|tool_call>call:{}<tool_call|><|tool_call>call:h{k}<tool_call|>",
+    ))

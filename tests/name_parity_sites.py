@@ -63,6 +63,7 @@ srt/entrypoints/openai/chat_encoding_adapters.py | _build_deepseek_recipe | pass
 srt/entrypoints/openai/chat_encoding_adapters.py | _build_inkling | passed | InklingChatEncodingAdapter(tokenizer=ctx.tokenizer, reasoning_parser=ctx.reasoning_parser, tool_call_parser=ctx.tool_call_parser, chat_hooks=ctx.chat_hooks) | 1
 srt/entrypoints/openai/responses_tools/beam.py | BeamToolAdapter.from_request | compare | tool_call_parser not in ('beam', 'response_template') | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.__init__ | key | 'tool_call_parser' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.__init__ | literal | 'gemma4' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._apply_jinja_template | literal | 'kimi_k3' | 2
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_encoding_adapter | passed | chat_encoding_adapters.ChatEncodingAdapterContext(chat_encoding_spec=self.chat_encoding_spec, tokenizer=self.tokenizer_manager.tokenizer, reasoning_parser=self. | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_response | literal | 'kimi_k3' | 1
@@ -131,6 +132,7 @@ srt/parser/reasoning_parser.py | MistralDetector.__init__ | literal | 'mistral' 
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'apertus2509' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'cohere_command4' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'dots' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gemma4' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gigachat35' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'glm45' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gpt-oss' | 1
@@ -153,6 +155,7 @@ srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'minimax-m
 srt/parser/reasoning_parser_names.py | <module> | literal | 'apertus2509' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'cohere_command4' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'dots' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'gemma4' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'gigachat35' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'glm45' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'gpt-oss' | 1
@@ -177,6 +180,7 @@ srt/parser/template_detection.py | <module> | literal | 'deepseekv31' | 1
 srt/parser/template_detection.py | <module> | literal | 'deepseekv32' | 1
 srt/parser/template_detection.py | <module> | literal | 'deepseekv4' | 1
 srt/parser/template_detection.py | <module> | literal | 'deepseekv41' | 1
+srt/parser/template_detection.py | <module> | literal | 'gemma4' | 4
 srt/parser/template_detection.py | <module> | literal | 'gigachat35' | 4
 srt/parser/template_detection.py | <module> | literal | 'glm45' | 5
 srt/parser/template_detection.py | <module> | literal | 'glm47' | 2
@@ -213,6 +217,7 @@ srt/server_args.py | ServerArgs.add_cli_args | key | 'tool_call_parser' | 1
 srt/utils/hf_transformers/common.py | <module> | literal | 'kimi_k2' | 1
 srt/utils/hf_transformers/common.py | _KimiK2ConfigAlias | literal | 'kimi_k2' | 1
 srt/utils/hf_transformers/common.py | get_context_length | literal | 'llama3' | 1
+srt/utils/hf_transformers/config.py | <module> | literal | 'gemma4' | 1
 srt/utils/hf_transformers/config.py | MistralModelConfigParser | literal | 'mistral' | 1
 srt/utils/hf_transformers/config.py | get_config | literal | 'mistral' | 1
 srt/utils/hf_transformers/mistral_utils.py | adapt_config_dict | literal | 'mistral' | 2
@@ -240,7 +245,8 @@ WHY = {
     'srt/entrypoints/openai/chat_encoding_adapters.py | _build_deepseek_recipe': 'hands the served name to the recipe adapter (probe: recipe_startup)',
     'srt/entrypoints/openai/chat_encoding_adapters.py | _build_inkling': 'hands the served name to the Inkling adapter (not a family we ship; sees X)',
     'srt/entrypoints/openai/responses_tools/beam.py | BeamToolAdapter.from_request': "compares with 'beam'/'response_template' (not families we ship; sees X)",
-    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.__init__': 'reads the served name (X after normalization; probe: served_name)',
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.__init__': 'reads the served name (X after normalization; probe: served_name); '
+    "its 'gemma4' is the HF model_type (is_gemma4 keeps special tokens for Gemma 4 models, whatever the tool parser)",
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_encoding_adapter': 'hands the served name to the chat-encoding adapter (probe: recipe_startup)',
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag': 'detector class by name: ours under X; ResponseTemplateToolDetector subclass-ness equal (probe: response_template)',
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages': 'GLM-4.7 grammar constraint, muse/kimi_k3 branches, FunctionCallParser by name (probe: glm_constraint)',
@@ -319,4 +325,5 @@ WHY = {
     'srt/disaggregation/encoder/receiver.py | video_meta_attrs_for': "'mimo' is matched in the HF model_type for video metadata, not the tool parser",
     'srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__': "'dots' is an audio-model family string, not the tool parser",
     'srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__': "'dots' is an audio-model family string, not the tool parser",
+    'srt/utils/hf_transformers/config.py | <module>': "'gemma4' is an HF model_type (attention overrides), not the tool parser",
 }

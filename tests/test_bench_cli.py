@@ -160,11 +160,16 @@ def test_quick_table_and_json(quick):
 def test_quick_sglang_sides_measured_and_checked(quick):
     _, rep = quick
     assert rep["environment"]["sglang"]
+    from sglang_toolparse.bench.capped import CAPPED
+
     for r in rep["results"]:
         s = r["sides"]
         assert set(s) - {"vllm"} == {"native", "sglang", "floor", "standalone"}
         # the native detector through SGLang's FunctionCallParser reproduces the ground truth
         assert s["native"]["calls"] == "ok" and s["native"]["text"] == "ok", r
+        if s["sglang"].get("capped"):  # only a capped builtin may be left unfinished or untried
+            assert r["core"] in CAPPED and s["sglang"]["skipped"], r
+            continue
         assert s["sglang"]["calls"] in STATUSES and s["sglang"]["text"] in TEXT_STATUSES
         # the floor returns nothing: its calls match only when there are none
         assert s["floor"]["calls"] == ("ok" if not r["arg_bytes"] else "diff")
@@ -175,6 +180,9 @@ def test_quick_sglang_sides_measured_and_checked(quick):
     assert {"chat response", "2 KB prose"} <= met
     for r in rep["oneshot"]:
         assert r["sides"]["native"]["calls"] == "ok", r
+        if r["sides"]["sglang"].get("capped"):
+            assert r["core"] in CAPPED, r
+            continue
         assert r["sides"]["sglang"]["calls"] in STATUSES | {None} or "error" in r["sides"]["sglang"]
         assert r["sides"]["floor"]["us_min"] > 0 and "calls" not in r["sides"]["floor"]
         assert r["ratios"]["native_over_sglang"] > 0
@@ -183,7 +191,8 @@ def test_quick_sglang_sides_measured_and_checked(quick):
     assert {(t["format"], t["target"]) for t in one} == {
         (f, t) for f in {r["format"] for r in rep["oneshot"]}
         for t in ("one-shot chat: native / SGLang", "one-shot, every reply: native / SGLang")}
-    assert all(t["met"] is not None for t in one)
+    unfinished = {r["format"] for r in rep["oneshot"] if r["sides"]["sglang"].get("capped")}
+    assert all(t["met"] is not None for t in one if t["format"] not in unfinished)
 
 
 def test_bench_modules_import_no_circle():

@@ -346,6 +346,25 @@ def render_gigachat3(prose: str, calls: Sequence[Call]) -> str:
                            for n, a in calls)
 
 
+def _gemma4_value(v: Any) -> str:
+    if isinstance(v, str):
+        return '<|"|>' + v + '<|"|>'
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, dict):  # keys in the call's order (the template sorts them; the ground truth does not)
+        return "{" + ",".join("%s:%s" % (k, _gemma4_value(x)) for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ",".join(_gemma4_value(x) for x in v) + "]"
+    return str(v)
+
+
+def render_gemma4(prose: str, calls: Sequence[Call]) -> str:
+    """Google Gemma 4: `<|tool_call>call:NAME{K:V,...}<tool_call|>` per call,
+    values as its chat template's format_argument writes them (bare keys,
+    strings between `<|"|>` tokens)."""
+    return prose + "".join("<|tool_call>call:%s%s<tool_call|>" % (n, _gemma4_value(dict(a))) for n, a in calls)
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -361,10 +380,9 @@ RENDERERS: Dict[str, Renderer] = {
     "glm47": render_glm47,
     "llama3": render_llama3,
     "mistral": render_mistral,
-    # "pythonic": render_pythonic is not registered: SGLang 0.5.23's
-    # PythonicDetector took 22 ms on the 1 KB-argument case and did not finish
-    # the 4 KB one in 100 s of CPU (streamed, and one-shot through
-    # has_tool_call's regex), which would hang the bench and its CI smoke run
+    # SGLang 0.5.23's PythonicDetector does not finish a 4 KB-argument case
+    # (its backtracking regex): its side runs with a time budget (capped.py)
+    "pythonic": render_pythonic,
 
 
     "gpt_oss": render_gpt_oss,
@@ -385,6 +403,7 @@ RENDERERS: Dict[str, Renderer] = {
     "step3": render_step3,
     "interns1": render_interns1,
     "gigachat3": render_gigachat3,
+    "gemma4": render_gemma4,
 }
 
 
@@ -542,6 +561,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
                                                       "tool_call_end", "tool_sep")),
     "interns1": ("<|action_start|>", "<|plugin|>", "<|action_end|>"),
     "gigachat3": ("<|message_sep|>", "<|role_sep|>", "<|function_call|>"),
+    "gemma4": ("<|tool_call>", "<tool_call|>", '<|"|>'),
 }
 
 

@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 from sglang_toolparse.api import parse as tp_parse
 
-from . import corpus
+from . import capped, corpus
 from .common import Policy, clip, compare_calls, compare_text
 from .report import ONESHOT_SIDES
 
@@ -110,7 +110,9 @@ def time_parse(parse: Parse, text: str, policy: Policy, sample_ns: int = 1_000_0
 
 
 def run_oneshot(fmts: Sequence[Any], keys: Sequence[str], sg: Any, peer: Any, policy: Policy,
-                clock: str = "wall", bar: Any = None) -> List[Dict[str, Any]]:
+                clock: str = "wall", bar: Any = None, cap: float = capped.MAX_BUDGET) -> List[Dict[str, Any]]:
+    """One row per (format, reply). The SGLang side of a format in
+    capped.CAPPED runs in a child given `cap` seconds per reply."""
     rows: List[Dict[str, Any]] = []
     for f in fmts:
         render = corpus.RENDERERS.get(f.core)
@@ -124,9 +126,23 @@ def run_oneshot(fmts: Sequence[Any], keys: Sequence[str], sg: Any, peer: Any, po
             for side, parse in parsers.items():
                 if bar is not None:
                     bar.describe("one-shot %s %s %s" % (f.core, key, side))
+                def measure(parse=parse, text=case.text):
+                    got_text, got_calls = parse(text)
+                    return got_text, got_calls, time_parse(parse, text, policy)
+
                 try:
-                    text, calls = parse(case.text)
-                    st = time_parse(parse, case.text, policy)
+                    if side == "sglang" and f.core in capped.CAPPED:
+                        over = capped.not_tried(f.core, case.scenario.arg_bytes)
+                        if over is not None:
+                            row["sides"][side] = over
+                            continue
+                        got = capped.run_capped(measure, cap)
+                        if got is None:
+                            row["sides"][side] = capped.did_not_finish(cap)
+                            continue
+                        text, calls, st = got
+                    else:
+                        text, calls, st = measure()
                 except Exception as e:  # a parser failing on the corpus is a result
                     row["sides"][side] = {"error": "%s: %s" % (type(e).__name__, e)}
                     continue

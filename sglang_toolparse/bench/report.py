@@ -56,7 +56,8 @@ def oneshot_table(rows: Sequence[Dict[str, Any]]) -> str:
         cells = [r["format"], r["scenario"], str(r["bytes"])]
         for s in present:
             v = r["sides"].get(s)
-            cells.append("-" if v is None else "error" if v.get("error") else fmt_us(v["us_min"]))
+            cells.append("-" if v is None else "error" if v.get("error") else
+                         v["capped"] if v.get("capped") else fmt_us(v["us_min"]))
         if both:
             cells.append(fmt_x(r["ratios"].get("native_over_sglang")))
         for s in present:
@@ -71,6 +72,8 @@ def oneshot_table(rows: Sequence[Dict[str, Any]]) -> str:
 def _side_cell(side: Optional[Dict[str, Any]], key: str = "us_per_chunk_min") -> str:
     if not side:
         return "-"
+    if side.get("capped"):  # "dnf 30s" or "not tried" (bench/capped.py)
+        return side["capped"]
     if side.get("skipped"):
         return "skip"
     if side.get("error"):

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, Text
 
-from . import corpus
+from . import capped, corpus
 from . import oneshot as one
 from .common import Policy, clip as _clip, compare_calls, compare_text  # noqa: F401 (also imported from here)
 from .progress import progress
@@ -267,6 +267,7 @@ def run_bench(
     total = sum(len(s) for _, _, s in plan) + len(one_fmts)
     results: List[Dict[str, Any]] = []
     last_args: Dict[str, Tuple[int, float]] = {}  # format -> (arg bytes, SGLang seconds) of the last args case
+    dnf: Dict[str, int] = {}  # capped format -> the smallest argument (bytes) its SGLang side did not finish
     with progress(total, enabled=show_progress) as bar:
         for f, case, side_objs in plan:
             res: Dict[str, Any] = {
@@ -284,6 +285,12 @@ def run_bench(
             }
             for side in side_objs:
                 bar.describe("%s %s %s" % (f.core, case.key, side.kind))
+                if side.kind == "sglang" and f.core in capped.CAPPED:
+                    res["sides"]["sglang"] = _capped_case(side, case, f.core, mode, dnf.get(f.native_name))
+                    if res["sides"]["sglang"].get("did_not_finish_s") and case.key.startswith("args"):
+                        dnf.setdefault(f.native_name, case.scenario.arg_bytes)
+                    bar.update()
+                    continue
                 if side.kind == "sglang" and case.key.startswith("args") and case.scenario.arg_bytes > PROBE_BYTES \
                         and f.native_name not in last_args:
                     # nothing smaller was measured: time a 4 KB argument once to estimate from
@@ -319,7 +326,8 @@ def run_bench(
             results.append(res)
         oneshot_rows = []
         for f in one_fmts if one_keys else []:
-            oneshot_rows += one.run_oneshot([f], one_keys, sg, peer, mode.fast, mode.clock, bar)
+            oneshot_rows += one.run_oneshot([f], one_keys, sg, peer, mode.fast, mode.clock, bar,
+                                            cap=capped.budget(mode.sglang_limit))
             bar.update()
 
     busy = busy_note(results, mode.clock)
@@ -340,6 +348,23 @@ def run_bench(
         "vllm": _peer_info(peer),
         "notes": notes,
     }
+
+
+def _capped_case(side: Side, case: corpus.Case, core: str, mode: Mode, dnf_bytes: Optional[int]) -> Dict[str, Any]:
+    """A capped SGLang side (capped.CAPPED) on one case: not tried over the
+    format's size limit, else measured in a child with a CPU budget; an
+    argument case larger than one it did not finish is not tried."""
+    cap = capped.budget(mode.sglang_limit)
+    over = capped.not_tried(core, case.scenario.arg_bytes)
+    if over is not None:
+        return over
+    if dnf_bytes is not None and case.key.startswith("args") and case.scenario.arg_bytes >= dnf_bytes:
+        return capped.did_not_finish(cap, "not tried: a %d B argument did not finish" % dnf_bytes)
+    try:
+        got = capped.run_capped(lambda: measure_case(side, case, mode.slow, mode.clock), cap)
+    except RuntimeError as e:
+        return {"error": str(e)}
+    return capped.did_not_finish(cap) if got is None else got
 
 
 def _peer_info(peer: Any) -> Optional[Dict[str, Any]]:
