@@ -530,6 +530,16 @@ DROPPED = [
     ("harmony-recipient", "gpt_oss", "<|channel|>commentary to=functions.nope <|constrain|>json<|message|>"
      "{\"a\": 1}<|call|>", {}, "", [],
      [("unknown_tool", "commentary to=functions.nope <|constrain|>json<|message|>{\"a\": 1}<|call|>")]),
+    # Mistral's pre-v11 array form: fmt_deepseek.c reads [TOOL_CALLS] and
+    # hands the rest of the chunk over to fmt_jsontag.c's array row
+    # mid-chunk; the raw text is still the input's bytes at raw_offset
+    # (the handover moves the chunk together with its stream offset)
+    ("mistral-array-broken", "mistral", 'Hi [TOOL_CALLS][{"name": "f", "arguments": {}, oops}, '
+     '{"name": "f", "arguments": {"a": 1}}]', {}, "Hi", [("f", "{}", False), ("f", '{"a": 1}', True)],
+     [("json_syntax", "oops}")]),
+    ("mistral-array-refused", "mistral", 'Hi [TOOL_CALLS] [{"name": "nope", "arguments": {"a": 1}}, '
+     '{"name": "f", "arguments": {}}]', {}, "Hi", [("f", "{}", True)],
+     [("unknown_tool", ' [TOOL_CALLS] [{"name": "nope", "arguments": {"a": 1}}')]),
 ]
 
 
