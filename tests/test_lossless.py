@@ -540,6 +540,11 @@ DROPPED = [
     ("mistral-array-refused", "mistral", 'Hi [TOOL_CALLS] [{"name": "nope", "arguments": {"a": 1}}, '
      '{"name": "f", "arguments": {}}]', {}, "Hi", [("f", "{}", True)],
      [("unknown_tool", ' [TOOL_CALLS] [{"name": "nope", "arguments": {"a": 1}}')]),
+    # an array row with an end tag (apertus, cohere): a refused call's text
+    # ends with its object (the row reads on after it), also when what
+    # follows turns out to be prose
+    ("array-end-tag-refused-then-prose", "apertus2509", 'Ok <|tools_prefix|>[{"nope": {"a": 1}}, {7}]<|tools_suffix|> done',
+     {}, "Ok, {7}] done", [], [("unknown_tool", ' <|tools_prefix|>[{"nope": {"a": 1}}')]),
 ]
 
 
