@@ -299,7 +299,8 @@ static int tag_byte(tp_parser *p, const nx_row *r, uint8_t c, size_t i, uint64_t
         a++;
     while (k->len > a && tp_is_ws(k->data[k->len - 1]))
         k->len--;
-    memmove(k->data, k->data + a, k->len - a);
+    if (a) /* (an empty key may have no buffer: no pointer arithmetic on NULL) */
+        memmove(k->data, k->data + a, k->len - a);
     k->len -= a;
     if (k->len == 0) {
         p->mode = M_INV;
