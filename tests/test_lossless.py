@@ -545,6 +545,14 @@ DROPPED = [
     # follows turns out to be prose
     ("array-end-tag-refused-then-prose", "apertus2509", 'Ok <|tools_prefix|>[{"nope": {"a": 1}}, {7}]<|tools_suffix|> done',
      {}, "Ok, {7}] done", [], [("unknown_tool", ' <|tools_prefix|>[{"nope": {"a": 1}}')]),
+    # a key over its limit (max_name) mid-character: the error and its raw
+    # text start at the character that crosses it (whole characters)
+    ("key-limit-mid-character-xml", "qwen3_coder", "Go.<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\n"
+     "<parameter=a" + "\u00e9" * 8 + ">\n1\n</parameter>\n</function>\n</tool_call> done", {"max_name": 16},
+     "Go. done", [("f", '{"x": "1"', False)], [("buffer_limit", "\u00e9>\n1\n</parameter>\n</function>\n</tool_call>")]),
+    ("key-limit-mid-character-glm", "glm47", "Go.<tool_call>f<arg_key>x</arg_key><arg_value>1</arg_value><arg_key>a"
+     + "\u00e9" * 8 + "</arg_key><arg_value>1</arg_value></tool_call> done", {"max_name": 16},
+     "Go. done", [("f", '{"x": 1', False)], [("buffer_limit", "\u00e9</arg_key><arg_value>1</arg_value></tool_call>")]),
 ]
 
 
