@@ -518,19 +518,29 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
 static void ds_feed(tp_parser *p, const ds_row *w, const uint8_t *s, size_t n) { ds_feed_upto(p, w, s, n); }
 
 /* the rest of a chunk after the mistral row handed the stream over to
- * the array form's engine at index i: fed at its own offset; the call's
- * raw record (lossless) takes the chunk's bytes up to i, then the rest as
- * that engine saw it (nothing more is added at the end of this feed) */
+ * the array form's engine at index i: fed as a chunk of its own, s[i:n)
+ * at stream offset base + i (the dropped-text record, tp_dropped.c, finds
+ * its bytes by stream offset in p->chunk, so chunk, chunk_n and base move
+ * together, and the bytes before i go into the tail ring first, as at the
+ * end of a chunk); the call's raw record (lossless) takes the chunk's bytes
+ * up to i, then the rest as that engine saw it (nothing more is added to
+ * either record at the end of this feed) */
 static void hand_over(tp_parser *p, const uint8_t *s, size_t n, size_t i)
 {
     if (i >= n)
         return;
     tp_raw_chunk_end(p, s, i);
+    tp_drop_keep_tail(p, s, i);
     p->base += i;
+    p->chunk = s + i;
+    p->chunk_n = n - i;
     tp_jsontag_mistral_array_feed(p, s + i, n - i);
-    p->base -= i;
     tp_raw_chunk_end(p, s + i, n - i);
+    p->base -= i;
+    p->chunk = s;
+    p->chunk_n = n;
     p->raw_at = n;
+    p->drop_at = n;
 }
 
 static void ds_finish(tp_parser *p, const ds_row *w)

@@ -258,7 +258,7 @@ static void object_done(tp_parser *p, const jt_row *w, uint64_t off)
         tp_call_close(p);
     } else {
         p->after_call = 1;
-        if (!w->end_tag)
+        if (!w->end_tag || w->array) /* (an array row reads on after it: M_SEP) */
             tp_drop_end_off(p, off + 1); /* the refused call's object ends here */
     }
     p->mode = w->end_tag && !w->array ? M_END_TAG : M_SEP;

@@ -530,6 +530,29 @@ DROPPED = [
     ("harmony-recipient", "gpt_oss", "<|channel|>commentary to=functions.nope <|constrain|>json<|message|>"
      "{\"a\": 1}<|call|>", {}, "", [],
      [("unknown_tool", "commentary to=functions.nope <|constrain|>json<|message|>{\"a\": 1}<|call|>")]),
+    # Mistral's pre-v11 array form: fmt_deepseek.c reads [TOOL_CALLS] and
+    # hands the rest of the chunk over to fmt_jsontag.c's array row
+    # mid-chunk; the raw text is still the input's bytes at raw_offset
+    # (the handover moves the chunk together with its stream offset)
+    ("mistral-array-broken", "mistral", 'Hi [TOOL_CALLS][{"name": "f", "arguments": {}, oops}, '
+     '{"name": "f", "arguments": {"a": 1}}]', {}, "Hi", [("f", "{}", False), ("f", '{"a": 1}', True)],
+     [("json_syntax", "oops}")]),
+    ("mistral-array-refused", "mistral", 'Hi [TOOL_CALLS] [{"name": "nope", "arguments": {"a": 1}}, '
+     '{"name": "f", "arguments": {}}]', {}, "Hi", [("f", "{}", True)],
+     [("unknown_tool", ' [TOOL_CALLS] [{"name": "nope", "arguments": {"a": 1}}')]),
+    # an array row with an end tag (apertus, cohere): a refused call's text
+    # ends with its object (the row reads on after it), also when what
+    # follows turns out to be prose
+    ("array-end-tag-refused-then-prose", "apertus2509", 'Ok <|tools_prefix|>[{"nope": {"a": 1}}, {7}]<|tools_suffix|> done',
+     {}, "Ok, {7}] done", [], [("unknown_tool", ' <|tools_prefix|>[{"nope": {"a": 1}}')]),
+    # a key over its limit (max_name) mid-character: the error and its raw
+    # text start at the character that crosses it (whole characters)
+    ("key-limit-mid-character-xml", "qwen3_coder", "Go.<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\n"
+     "<parameter=a" + "\u00e9" * 8 + ">\n1\n</parameter>\n</function>\n</tool_call> done", {"max_name": 16},
+     "Go. done", [("f", '{"x": "1"', False)], [("buffer_limit", "\u00e9>\n1\n</parameter>\n</function>\n</tool_call>")]),
+    ("key-limit-mid-character-glm", "glm47", "Go.<tool_call>f<arg_key>x</arg_key><arg_value>1</arg_value><arg_key>a"
+     + "\u00e9" * 8 + "</arg_key><arg_value>1</arg_value></tool_call> done", {"max_name": 16},
+     "Go. done", [("f", '{"x": 1', False)], [("buffer_limit", "\u00e9</arg_key><arg_value>1</arg_value></tool_call>")]),
 ]
 
 
