@@ -728,7 +728,11 @@ static void py_feed(tp_parser *p, const uint8_t *s, size_t n)
             }
             i = k;
             if (!p->resync_depth && p->have_name) {
-                p->mode = P_AFTER_CALL; /* the broken call's `)`: the list goes on */
+                /* the broken call's `)`: its dropped text ends there (as a
+                 * refused call's does, call_done), so the list's next call,
+                 * or its next error, records from its own first byte */
+                tp_drop_end_off(p, p->base + i);
+                p->mode = P_AFTER_CALL; /* the list goes on */
             } else if (!p->resync_depth) {
                 p->mode = P_TEXT;
                 p->node = 0;

@@ -527,6 +527,18 @@ DROPPED = [
      [("unknown_tool", "[nope(a=1)")]),
     ("pythonic-later", "pythonic", "Hi [f(a=1), nope(b=[2, 3]), f()] bye", {}, "Hi bye",
      [("f", '{"a": 1}', True), ("f", "{}", True)], [("unknown_tool", "nope(b=[2, 3])")]),
+    # a call broken inside its arguments: its text ends with the `)` the skip
+    # counts to (as a refused call's does), not at the next call or error
+    # (property-test finding: overlapping raw spans; the trailing `]` is text
+    # because the second skip, from `emoji`, counts the `)` as the list's end)
+    ("pythonic-broken-then-error", "pythonic",
+     "Done.\n\nAnything else?[get_weather(nested={'a': [{'b':'c': []}}]}, emoji='\U0001F600 \u00e9\u4e2d')]", {},
+     "Done.\n\nAnything else?]", [("get_weather", '{"nested": {"a": [{"b": "c"', False)],
+     [("json_syntax", ": []}}]}"), ("bad_markup", "emoji='\U0001F600 \u00e9\u4e2d')")]),
+    ("pythonic-broken-then-call", "pythonic", "[f(a=1:2), f(b=2)] ok", {}, " ok",
+     [("f", '{"a": 1', False), ("f", '{"b": 2}', True)], [("bad_markup", ":2)")]),
+    ("pythonic-refused-broken-then-call", "pythonic", "[nope(a=(1)), f(b=2)]", {}, "",
+     [("f", '{"b": 2}', True)], [("unknown_tool", "[nope(a=(1))")]),
     ("harmony-recipient", "gpt_oss", "<|channel|>commentary to=functions.nope <|constrain|>json<|message|>"
      "{\"a\": 1}<|call|>", {}, "", [],
      [("unknown_tool", "commentary to=functions.nope <|constrain|>json<|message|>{\"a\": 1}<|call|>")]),
