@@ -492,15 +492,24 @@ static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
  * (p->fstate: prose began), kept as text. */
 static void block_text(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
-    (void)off;
     if (!p->fstate) {
         while (n && tp_is_ws(*s)) {
             s++;
             n--;
+            off++;
         }
         if (!n)
             return;
         p->fstate = 1;
+    }
+    /* prose is read again: an error's dropped text ends at its first byte,
+     * by stream offset (s may be a partial NS held from earlier chunks,
+     * released while the bytes after it are still held) */
+    if (p->drop_on && p->chunk) {
+        if (off >= p->base)
+            tp_drop_end(p, (size_t)(off - p->base), 0);
+        else
+            tp_drop_end(p, 0, (size_t)(p->base - off)); /* (the record ends at base) */
     }
     tp_text(p, s, n);
 }

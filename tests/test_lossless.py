@@ -491,6 +491,8 @@ def test_trinity_cut_off_call_text_is_what_the_engine_saw(text):
 
 # ---- dropped text: each kind, every split (ParseError.raw) ------------------
 
+M3NS = "]<]minimax[>["  # MiniMax-M3's namespace token
+
 DROPPED = [
     # (id, format, text, options, expected text, expected calls, [(code, raw)])
     ("refused-unknown-tool", "qwen25", 'Hi <tool_call>\n{"name": "nope", "arguments": {"a": 1}}\n</tool_call> bye', {},
@@ -565,6 +567,13 @@ DROPPED = [
     ("key-limit-mid-character-glm", "glm47", "Go.<tool_call>f<arg_key>x</arg_key><arg_value>1</arg_value><arg_key>a"
      + "\u00e9" * 8 + "</arg_key><arg_value>1</arg_value></tool_call> done", {"max_name": 16},
      "Go. done", [("f", '{"x": 1', False)], [("buffer_limit", "\u00e9</arg_key><arg_value>1</arg_value></tool_call>")]),
+    # prose after a refused invoke that begins with a partial namespace token
+    # (held, then released as text while `]<` is still held): the raw text
+    # ends where the prose begins, also fed byte by byte (fuzz finding)
+    ("nsxml-held-ns-then-prose", "minimax_m3", "Go." + M3NS + "<tool_call>\n" + M3NS + '<invoke name="nope">' + M3NS
+     + "<a>1" + M3NS + "</a>" + M3NS + "</invoke>\n]<]<x> done", {}, "Go.]<]<x> done", [],
+     [("unknown_tool", M3NS + "<tool_call>\n" + M3NS + '<invoke name="nope">' + M3NS + "<a>1" + M3NS + "</a>" + M3NS
+       + "</invoke>\n")]),
 ]
 
 
