@@ -567,6 +567,8 @@ DROPPED = [
     ("key-limit-mid-character-glm", "glm47", "Go.<tool_call>f<arg_key>x</arg_key><arg_value>1</arg_value><arg_key>a"
      + "\u00e9" * 8 + "</arg_key><arg_value>1</arg_value></tool_call> done", {"max_name": 16},
      "Go. done", [("f", '{"x": 1', False)], [("buffer_limit", "\u00e9</arg_key><arg_value>1</arg_value></tool_call>")]),
+    ("key-limit-mid-character-gemma4", "gemma4", "Go.<|tool_call>call:f{x:1,a" + "\u00e9" * 8 + ":1}<tool_call|> done",
+     {"max_name": 16}, "Go. done", [("f", '{"x": 1', False)], [("bad_name", "\u00e9:1}<tool_call|>")]),
     # prose after a refused invoke that begins with a partial namespace token
     # (held, then released as text while `]<` is still held): the raw text
     # ends where the prose begins, also fed byte by byte (fuzz finding)
