@@ -20,7 +20,7 @@ void tp_buf_free(tp_buf *b)
 
 int tp_buf_reserve(tp_buf *b, size_t extra)
 {
-    if (extra > b->limit - b->len)
+    if (b->len > b->limit || extra > b->limit - b->len) /* (len past a lowered limit: full) */
         return -1;
     size_t need = b->len + extra;
     if (need <= b->cap)

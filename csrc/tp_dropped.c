@@ -149,6 +149,8 @@ void tp_drop_started(tp_parser *p, int32_t call, uint64_t offset)
             memmove(p->drop.data, p->drop.data + k, p->drop.len - k);
             p->drop.len -= k;
         }
+        if (p->drop.len > p->drop.limit) /* the raw record may hold more than the drop record's bound */
+            emit_but(p, TP_DROP_KEEP);
     } else if (p->raw_on) {
         /* the raw record stopped at max_buffer (where depends on the
          * chunking): the bytes it holds, then on from where it stopped */
