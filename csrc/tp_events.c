@@ -173,6 +173,12 @@ void tp_text(tp_parser *p, const uint8_t *s, size_t n)
     }
 }
 
+void tp_text_flush_ws(tp_parser *p)
+{
+    flush_ws(p);
+    p->ws_long = 0;
+}
+
 void tp_text_call_starts(tp_parser *p)
 {
     tp_buf_clear(&p->ws);
