@@ -7,6 +7,9 @@
  *                   (or "<|action_start|> <|plugin|>", as SGLang detokenizes)
  *   gigachat3:      <|message_sep|>\n\nfunction call<|role_sep|>\n{"name": ..., "arguments": ...}
  *                   or <|function_call|>{...} (3.1); the object's `}` ends the call
+ *   inkling:        <|message_model|>NAME<|content_invoke_tool_json|>{"name": ..., "args": ...}<|end_message|>
+ *                   among Inkling's other control tokens, read whole and
+ *                   dropped from text (rows with `lex_lead`, below)
  *
  * One engine; the rows (ROWS below) give the tag that opens a call, the tag
  * that closes it (none for Llama 3: the object's closing `}` ends the
@@ -88,6 +91,8 @@ enum {
     M_SEMI,      /* after `;`: whitespace (held in pending), then `{` or prose */
     M_BARE,      /* a held bare `{` (in pending): whitespace, then `"` or prose */
     M_RESYNC,    /* no closing tag: a broken object, skipped to its last `}` */
+    M_TOK,       /* rows with lex_lead: a control token `<|name|>` being read (in pending) */
+    M_HDR,       /* rows with a header token: the header after it, held in pending */
 };
 enum { VK_NAME, VK_ARGS, VK_SKIP };
 
@@ -109,7 +114,28 @@ typedef struct {
     uint8_t array_open;  /* the tag is a lead marker: whitespace and the array's `[` follow it */
     const char *name_key; /* the name's key besides "name" (NULL: none) */
     uint8_t name_is_key;  /* {NAME: ARGS}: the object's first key is the name, its value the arguments */
+    /* rows whose markup is control tokens `<|name|>` (Inkling): text is read
+     * for lex_lead, and each token is then read whole: `tag` opens a call,
+     * one of `tokens` (a NULL-terminated list of spellings, the tags among
+     * them) is markup dropped from text, any other `<|...` is text. The
+     * text after `header` up to the next control token is held: it is the
+     * message's author name (markup) when a control token closes it, text
+     * when the stream ends first or it outgrows max_name. */
+    const char *lex_lead;
+    const char *const *tokens;
+    const char *header;
 } jt_row;
+
+/* Inkling's control tokens (SGLang's INKLING_CONTROL_TOKENS: the TMLv0
+ * framing tokens and two the model can emit without a framing id) */
+static const char *const INKLING_TOKENS[] = {
+    "<|endoftext|>", "<|message_user|>", "<|message_model|>", "<|message_system|>", "<|message_tool|>",
+    "<|content_text|>", "<|content_image|>", "<|content_model_end_sampling|>", "<|content_thinking|>",
+    "<|content_audio_input|>", "<|content_tool_error|>", "<|content_xml|>", "<|content_invoke_tool_json|>",
+    "<|content_invoke_tool_text|>", "<|end_message|>", "<|audio_end|>", "<|content_invoke_tool|>",
+    "<|model_trigger_generation|>", NULL,
+};
+#define LEX_NAME_MAX 32 /* longest token name read (the longest is 26 bytes) */
 
 static jt_row ROWS[] = {
     {.tag = "<tool_call>", .end_tag = "</tool_call>"},             /* qwen25, hermes */
@@ -131,9 +157,14 @@ static jt_row ROWS[] = {
     {.tag = "<|function_call|>",
      .alt = {"<|message_sep|>\n\nfunction call<|role_sep|>\n", "function call<|role_sep|>\n"},
      .args_key = "arguments"},
+    /* inkling: <|message_model|>NAME<|content_invoke_tool_json|>{"name": ..., "args": {...}}<|end_message|>
+     * (the vendor's TMLv0 renderer); every other control token is markup,
+     * the text between them is text */
+    {.tag = "<|content_invoke_tool_json|>", .end_tag = "<|end_message|>", .args_key = "args",
+     .lex_lead = "<|", .tokens = INKLING_TOKENS, .header = "<|message_model|>"},
 };
 enum { ROW_TOOL_CALL, ROW_LLAMA3, ROW_JSONARRAY, ROW_MISTRAL_ARRAY, ROW_COHERE4, ROW_APERTUS, ROW_INTERNS1,
-       ROW_GIGACHAT3 };
+       ROW_GIGACHAT3, ROW_INKLING };
 
 int tp_fmt_jsontag_init(void)
 {
@@ -144,18 +175,22 @@ int tp_fmt_jsontag_init(void)
         int have_end = w->end_tag != NULL;
         w->tag_len = strlen(w->tag);
         w->end_len = have_end ? strlen(w->end_tag) : 0;
-        text_pats[nt++] = w->tag;
+        text_pats[nt++] = w->lex_lead ? w->lex_lead : w->tag; /* (lex rows: the lead alone) */
         if (have_end) {
             end_pats[ne++] = w->end_tag;
             text_pats[nt++] = w->end_tag;
         }
-        w->text_end = have_end ? 1 : -1;
+        if (w->lex_lead)
+            nt = 1;
+        w->text_end = have_end && !w->lex_lead ? 1 : -1;
         w->skip_end = have_end ? 0 : -1;
         w->skip_open = ne;
         end_pats[ne++] = w->tag;
         for (int a = 0; a < 2 && w->alt[a]; a++) {
             w->alt_len[a] = strlen(w->alt[a]);
-            text_pats[nt++] = end_pats[ne++] = w->alt[a];
+            end_pats[ne++] = w->alt[a];
+            if (!w->lex_lead)
+                text_pats[nt++] = w->alt[a];
         }
         if (tp_matcher_build(&w->text_m, text_pats, nt) ||
             tp_matcher_build(&w->end_m, end_pats, ne))
@@ -284,6 +319,77 @@ static void held_is_prose(tp_parser *p)
     p->node = 0;
 }
 
+/* a call's first marker, the tag t (tl bytes), ended at chunk index `at`.
+ * Lex rows: the tag is a control token, never text, so the raw record (the
+ * call's text if the stream ends before it is announced) starts after it */
+static void call_marker(tp_parser *p, const jt_row *w, const char *t, size_t tl, size_t at)
+{
+    if (w->lex_lead) {
+        tp_drop_end(p, at, tl);
+        tp_raw_begin(p, "", 0, at);
+    } else {
+        tp_raw_begin(p, t, tl, at);
+    }
+}
+
+/* ---- lex rows: control tokens read whole in text (Inkling) ---- */
+static int lex_is(const tp_parser *p, const char *t)
+{
+    size_t n = strlen(t);
+    return p->pending.len - p->lex_at == n && memcmp(p->pending.data + p->lex_at, t, n) == 0;
+}
+
+static int lex_control(const tp_parser *p, const jt_row *w)
+{
+    for (const char *const *t = w->tokens; *t; t++)
+        if (lex_is(p, *t))
+            return 1;
+    return 0;
+}
+
+/* the held bytes (a header, a `<|...` that is no token) are text */
+static void lex_release(tp_parser *p, size_t n)
+{
+    tp_text(p, p->pending.data, n);
+    tp_buf_clear(&p->pending);
+    p->mode = M_TEXT;
+    p->node = 0;
+}
+
+/* a byte of a header: held while it could still be one (max_name bytes) */
+static void lex_hdr_byte(tp_parser *p, uint8_t c)
+{
+    if (p->pending.len >= p->lim.max_name || tp_buf_push(&p->pending, c))
+        lex_release(p, p->pending.len); /* too long for a header: text (c is read again) */
+}
+
+/* the token in pending[lex_at:] is complete (its `>` at chunk index i) */
+static void lex_token(tp_parser *p, const jt_row *w, size_t i)
+{
+    if (lex_is(p, w->tag)) { /* a call (the header before it names it: markup) */
+        tp_text_flush_ws(p);
+        tp_buf_clear(&p->pending);
+        call_marker(p, w, w->tag, w->tag_len, i + 1);
+        start_call(p, p->base + i + 1 - w->tag_len, 0);
+        return;
+    }
+    if (!lex_control(p, w)) { /* `<|x|>`: text, or a header's bytes */
+        if (p->lex_hdr)
+            p->mode = M_HDR;
+        else
+            lex_release(p, p->pending.len);
+        return;
+    }
+    int header = w->header && lex_is(p, w->header);
+    /* (a header closed by a token is the message's author name: markup) */
+    tp_text_flush_ws(p); /* whitespace before a token is the text's */
+    tp_buf_clear(&p->pending);
+    p->lex_hdr = (uint8_t)header;
+    p->lex_at = 0;
+    p->mode = header ? M_HDR : M_TEXT;
+    p->node = 0;
+}
+
 static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
 {
     size_t i = 0;
@@ -309,6 +415,18 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
         case M_TEXT: {
             int match;
             i += tp_scan_text(p, &w->text_m, s + i, n - i, &match);
+            if (w->lex_lead) {
+                if (match == 0) { /* `<|`: a token begins (held) */
+                    tp_buf_clear(&p->pending);
+                    p->lex_hdr = 0;
+                    p->lex_at = 0;
+                    p->fstate = 0;
+                    p->mode = M_TOK;
+                    if (tp_buf_append(&p->pending, w->lex_lead, strlen(w->lex_lead)))
+                        lex_release(p, 0);
+                }
+                break;
+            }
             int k = match == 0 ? 0 : match > 0 && match != w->text_end ? match - (w->text_end > 0) : -1;
             if (k >= 0) {
                 /* the tag ended at chunk index i: recorded from there */
@@ -319,6 +437,49 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
             }
             else if (match == w->text_end && p->fstate) /* closes a tag that was prose */
                 tp_text(p, (const uint8_t *)w->end_tag, w->end_len);
+            break;
+        }
+        case M_HDR:
+            if (s[i] == '<') { /* a token may begin: pending[lex_at:] */
+                p->lex_at = p->pending.len;
+                p->fstate = 0;
+                if (tp_buf_push(&p->pending, '<')) {
+                    lex_release(p, p->pending.len);
+                    break;
+                }
+                p->mode = M_TOK;
+            } else {
+                lex_hdr_byte(p, s[i]);
+                if (p->mode != M_HDR)
+                    break; /* released: s[i] is read again as text */
+            }
+            i++;
+            break;
+        case M_TOK: {
+            /* pending[lex_at:] is `<`, `<|`, `<|name` or `<|name|` (fstate) */
+            uint8_t c = s[i];
+            size_t k = p->pending.len - p->lex_at;
+            int ok;
+            if (k == 1)
+                ok = c == '|';
+            else if (p->fstate)
+                ok = c == '>';
+            else
+                ok = (c == '|' && k > 2) || ((c == '_' || (c >= 'a' && c <= 'z')) && k - 2 < LEX_NAME_MAX);
+            if (!ok || tp_buf_push(&p->pending, c)) {
+                /* no control token: its bytes are text (or a header's), and
+                 * s[i] is read again */
+                if (p->lex_hdr && p->pending.len <= p->lim.max_name)
+                    p->mode = M_HDR;
+                else
+                    lex_release(p, p->pending.len);
+                break;
+            }
+            i++;
+            if (c == '|' && k > 1)
+                p->fstate = 1;
+            else if (c == '>')
+                lex_token(p, w, i - 1);
             break;
         }
         case M_SEP: /* Llama 3: `;` continues the section, anything else is prose */
@@ -388,6 +549,10 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
                 size_t tl;
                 const char *t = opener(w, p->vkind, &tl);
                 tp_raw_end(p);
+                if (w->lex_lead) { /* a control token: markup even where it opens no call */
+                    held_is_prose(p);
+                    break;
+                }
                 tp_text(p, (const uint8_t *)t, tl);
                 held_is_prose(p);
                 p->fstate = 1; /* an end tag after it is prose too */
@@ -528,12 +693,12 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
             i += k;
             if (match >= 0 && match == w->skip_end) {
                 p->mode = M_TEXT;
-                p->after_call = 1;
+                p->after_call = !w->lex_lead; /* (lex rows: whitespace after it is text) */
             } else if (opener_of(match, w->skip_open) >= 0) {
                 int k = opener_of(match, w->skip_open);
                 size_t tl;
                 const char *t = opener(w, k, &tl);
-                tp_raw_begin(p, t, tl, i);
+                call_marker(p, w, t, tl, i);
                 start_call(p, p->base + i - tl, k);
             }
             break;
@@ -551,6 +716,10 @@ static void jt_finish(tp_parser *p, const jt_row *w)
         break;
     case M_TEXT:
         tp_release_held(p, &w->text_m);
+        break;
+    case M_TOK: /* a token or header cut off: text */
+    case M_HDR:
+        lex_release(p, p->pending.len);
         break;
     case M_SEMI:
     case M_BARE: /* a `;` or bare `{` and then the end: prose */
@@ -598,6 +767,8 @@ static void interns1_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p,
 static void interns1_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_INTERNS1]); }
 static void gigachat3_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_GIGACHAT3], s, n); }
 static void gigachat3_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_GIGACHAT3]); }
+static void inkling_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_INKLING], s, n); }
+static void inkling_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_INKLING]); }
 
 /* ---- Trinity: the same format read after removing <think> and </think> ----
  * SGLang's TrinityDetector removes every <think> and </think> from the
@@ -670,3 +841,4 @@ const tp_format tp_fmt_cohere_command4 = {"cohere_command4", cohere4_feed, coher
 const tp_format tp_fmt_apertus2509 = {"apertus2509", apertus_feed, apertus_finish};
 const tp_format tp_fmt_interns1 = {"interns1", interns1_feed, interns1_finish};
 const tp_format tp_fmt_gigachat3 = {"gigachat3", gigachat3_feed, gigachat3_finish};
+const tp_format tp_fmt_inkling = {"inkling", inkling_feed, inkling_finish};

@@ -164,6 +164,10 @@ struct tp_parser {
     uint8_t tail[TP_DROP_TAIL];
     uint8_t filtered; /* an input filter feeds the engine (trinity): the ring
                        * is not what it read, so it is not used */
+    /* fmt_jsontag.c rows with control tokens (inkling): a header is held in
+     * pending (lex_hdr), the token being read starts at pending[lex_at] */
+    uint8_t lex_hdr;
+    size_t lex_at;
 };
 
 /* Kinds of declared parameters (schema-typed formats; every tp_kind of

@@ -13,7 +13,6 @@ NOT_NATIVE: Dict[str, str] = {
     "lfm2": _PLANNED,
     "muse": _PLANNED + " (a fixed wire format that SGLang rescans per chunk; Harmony-style channel headers "
                        "in front of an XML-parameter body: docs/PARSERS.md)",
-    "inkling": _PLANNED + " (a fixed wire format that SGLang rescans per chunk; docs/PARSERS.md)",
     "beam": "template-driven: the format is the model's response template, read at run time; "
             "SGLang's parser is linear and exact at every split (measured, docs/PARSERS.md)",
     "response_template": "template-driven: the format is the model's response template, read at run time; "

@@ -1016,3 +1016,27 @@ class Gemma4NativeDetector(NativeDetectorMixin, Gemma4Detector):
     _tp_token_lead = "<|tool_call>"  # the one token the core reads in text
     _tp_forwards_all = True
     parser_name = "gemma4_native"
+
+
+# ---- Inkling (issue 23): TMLv0 control tokens, a row of fmt_jsontag.c ----------
+from sglang.srt.function_call.inkling_detector import InklingDetector  # noqa: E402
+
+
+class InklingNativeDetector(NativeDetectorMixin, InklingDetector):
+    """Inkling (`<|message_model|>NAME<|content_invoke_tool_json|>{"name": ..., "args": {...}}<|end_message|>`,
+    as the vendor's TMLv0 renderer writes a call; every other control token
+    is framing, dropped from the text), native core: arguments streamed as
+    generated. SGLang's InklingDetector sends a call of any name (OpenAI's
+    behaviour for a hallucinated tool): so does this one. Under SGLang a
+    server whose model is Inkling parses the output by token ids with the
+    vendor's parser (serving_inkling.py) whichever detector is named: this
+    class parses where the text path is taken (docs/SERVING.md)."""
+
+    _tp_format = "inkling"
+    # the text form's token too, as SGLang's has_tool_call: the serving layer
+    # then takes the parsed message (its payload as text, control tokens out)
+    # instead of the raw output
+    _tp_markers = ("<|content_invoke_tool_json|>", "<|content_invoke_tool_text|>")
+    _tp_token_lead = "<|"  # every control token the core reads in text
+    _tp_forwards_all = True
+    parser_name = "inkling_native"

@@ -39,6 +39,9 @@ class FormatSpec:
     # tags a filter takes out before the engine reads (trinity's <think>):
     # an error's raw text is what the engine read, so without them
     filtered: Tuple[str, ...] = ()
+    # whitespace before a call's markup is the text's, not template
+    # formatting (Inkling: the template writes none between messages)
+    blank_is_text: bool = False
 
     def calls_text(self, calls: Sequence[Tuple[str, str]]) -> str:
         """A call section holding `calls`: (name, raw JSON arguments)."""
@@ -745,4 +748,27 @@ TABLE["gemma4"] = FormatSpec(
         '<|tool_call>call:f{a:1}call:f{b:<|"|>y<|"|>}<tool_call|><|tool_call> junk <tool_call|><|tool_call>call:g{a:[1}',
         '<|tool_call>call:f{a:<|"|>cut <|"| <tool_call|>',
         "<|tool_call>call:f{a:1<tool_call|>tail <|tool_call>call:{}<tool_call|><|tool_call>call:h{k}<tool_call|>",
+    ))
+
+# Inkling (TMLv0 framing): every message opens with <|message_model|>, its
+# author name (the tool's name before a call) and a content token
+_INK = ("<|message_model|>", "<|content_invoke_tool_json|>", "<|end_message|>", "<|content_text|>",
+        "<|content_model_end_sampling|>", "<|content_thinking|>", "<|content_invoke_tool_text|>")
+
+
+def render_inkling(name: str, args: str) -> str:
+    n = json.dumps(name, ensure_ascii=False)
+    return '%s%s%s{"name": %s, "args": %s}%s' % (_INK[0], name, _INK[1], n, args, _INK[2])
+
+
+TABLE["inkling"] = FormatSpec(
+    "inkling", _INK + ("<|", "|>", '"name"', '"args"', "<|message_user|>", "<|endoftext|>"),
+    render_call=render_inkling,
+    block=lambda calls: "".join(calls) + _INK[4], blank_is_text=True,
+    extra_seeds=(
+        _INK[0] + _INK[3] + "Hello <|x|> " + _INK[2] + _INK[0] + "f" + _INK[1] + '{"args": {"a": [1]}, "name": "f"}'
+        + _INK[2] + _INK[4],
+        _INK[0] + _INK[5] + "think<|" + _INK[2] + _INK[0] + "g" + _INK[6] + "echo hi" + _INK[2] + _INK[1] + " nope",
+        _INK[0] + "f<" + _INK[1] + '{"name": "f", "args": {}} junk' + _INK[2] + _INK[0] + "f" + _INK[1] + '{"name": "f", oops}'
+        + _INK[2] + _INK[0] + "f" + _INK[1] + '{"name": "f", "args": {"a": "b',
     ))

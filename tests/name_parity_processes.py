@@ -38,6 +38,9 @@ Every probe calls SGLang's own code with the name the serving layer reads
                        recipe's own); the deepseek_recipe package (not
                        installed here) is replaced by a stub, the rule is
                        SGLang's
+  inkling_startup      InklingChatEncodingAdapter.__init__'s rule (token parser
+                       or text path), for reasoning parser None and 'inkling';
+                       tml-renderers replaced by a stub, the rule is SGLang's
   tool_call_id         OpenAIServingChat._process_tool_call_id's id shape
   close_tokens         response_template.tool_close_token_ids (detokenizer)
   gpt_oss_detok        DetokenizerManager.init_running_status's gpt-oss check:
@@ -102,6 +105,27 @@ def _outcome(fn):
         return "error %s: %s" % (type(e).__name__, str(e)[:200])
 
 
+def _inkling_startup(name, tok):
+    """InklingChatEncodingAdapter.__init__'s rule (who parses an Inkling
+    model's output), for reasoning parser None and 'inkling'; the vendor's
+    tml-renderers is replaced by a stub (the rule is SGLang's)."""
+    from sglang.srt.entrypoints.openai import serving_inkling
+
+    real = serving_inkling.load_tml_renderers
+    serving_inkling.load_tml_renderers = lambda: None
+    try:
+        out = {}
+        for rp in (None, "inkling"):
+            def build(rp=rp):
+                a = serving_inkling.InklingChatEncodingAdapter(
+                    tokenizer=None, reasoning_parser=rp, tool_call_parser=name, chat_hooks=None)
+                return "token parser" if a.output is not None else "text path"
+            out[str(rp)] = _outcome(build)
+        return out
+    finally:
+        serving_inkling.load_tml_renderers = real
+
+
 def probe(sa, served=None):
     """What SGLang's serving layer does for the server `sa` (published in
     this process). `served` overrides the name it reads (the control)."""
@@ -137,6 +161,7 @@ def probe(sa, served=None):
                 return "recipe parses output" if a.output is not None else "text path"
             startup["%s/%s" % (spec, rp)] = _outcome(build)
     out["recipe_startup"] = startup
+    out["inkling_startup"] = _inkling_startup(name, tok)
 
     class TM(serving_stub.StubTokenizerManager):
         def config_value(self, key):  # as TokenizerManager: the resolved value

@@ -47,6 +47,7 @@ srt/entrypoints/http_server.py | _get_vlm_warmup_image_base64 | literal | 'kimi_
 srt/entrypoints/http_server.py | model_info | key | 'tool_call_parser' | 2
 srt/entrypoints/http_server.py | parse_function_call_request | passed | FunctionCallParser(tools=obj.tools, tool_call_parser=obj.tool_call_parser, tokenizer=get_global_state().tokenizer_manager.tokenizer) | 1
 srt/entrypoints/http_server.py | parse_function_call_request | passed | native_text_parser(obj.tool_call_parser, chat_encoding_spec=chat.chat_encoding_spec, adapter=chat.encoding_adapter) | 1
+srt/entrypoints/openai/chat_encoding.py | encode_simple_chat | literal | 'inkling' | 1
 srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | compare | tool_call_parser == 'deepseekv32' | 1
 srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | compare | tool_call_parser == 'deepseekv4' | 1
 srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | compare | tool_call_parser == 'deepseekv41' | 1
@@ -54,11 +55,14 @@ srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | compare |
 srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | literal | 'deepseekv32' | 1
 srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | literal | 'deepseekv4' | 1
 srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | literal | 'deepseekv41' | 1
+srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | literal | 'inkling' | 1
 srt/entrypoints/openai/chat_encoding.py | resolve_chat_encoding_spec | literal | 'kimi_k3' | 3
+srt/entrypoints/openai/chat_encoding.py | spec_renders_prompt_ids | literal | 'inkling' | 1
 srt/entrypoints/openai/chat_encoding.py | spec_renders_prompt_ids | literal | 'kimi_k3' | 1
 srt/entrypoints/openai/chat_encoding.py | spec_supports_inline_system | literal | 'kimi_k3' | 1
 srt/entrypoints/openai/chat_encoding_adapters.py | <module> | literal | 'deepseekv4' | 1
 srt/entrypoints/openai/chat_encoding_adapters.py | <module> | literal | 'deepseekv41' | 1
+srt/entrypoints/openai/chat_encoding_adapters.py | <module> | literal | 'inkling' | 1
 srt/entrypoints/openai/chat_encoding_adapters.py | _build_deepseek_recipe | passed | DeepSeekRecipeChatEncodingAdapter(chat_encoding_spec=ctx.chat_encoding_spec, tokenizer=ctx.tokenizer, reasoning_parser=ctx.reasoning_parser, tool_call_parser=ct | 1
 srt/entrypoints/openai/chat_encoding_adapters.py | _build_inkling | passed | InklingChatEncodingAdapter(tokenizer=ctx.tokenizer, reasoning_parser=ctx.reasoning_parser, tool_call_parser=ctx.tool_call_parser, chat_hooks=ctx.chat_hooks) | 1
 srt/entrypoints/openai/responses_tools/beam.py | BeamToolAdapter.from_request | compare | tool_call_parser not in ('beam', 'response_template') | 1
@@ -76,6 +80,7 @@ srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_r
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag | lookup | FunctionCallParser.ToolCallParserEnum.get(self.tool_call_parser) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._json_answer_structural_tag | passed | FunctionCallParser(tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens | literal | 'apertus2509' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens | literal | 'inkling' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens | literal | 'kimi_k3' | 2
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens | literal | 'mistral' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'glm47' | 1
@@ -101,10 +106,12 @@ srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._settle_response_temp
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._template_turn_grammar | lookup | FunctionCallParser.ToolCallParserEnum.get(self.tool_call_parser) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._tool_call_parsing_active | lookup | FunctionCallParser.ToolCallParserEnum[self.tool_call_parser] | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'hunyuan' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'inkling' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'iquest_q1' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.apply_reasoning_enabled | literal | 'mistral' | 2
 srt/entrypoints/openai/serving_deepseek_recipe.py | DeepSeekRecipeChatEncodingAdapter.__init__ | compare | tool_call_parser == tool_name | 1
 srt/entrypoints/openai/serving_deepseek_recipe.py | DeepSeekRecipeChatEncodingAdapter.__init__ | compare | tool_call_parser not in (None, tool_name) | 1
+srt/entrypoints/openai/serving_inkling.py | InklingChatEncodingAdapter.__init__ | literal | 'inkling' | 3
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._construct_input_messages | passed | self._normalize_response_message_for_chat(input_item, tool_call_parser=self.tool_call_parser) | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request | literal | 'hunyuan' | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request | literal | 'mistral' | 2
@@ -119,6 +126,7 @@ srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._uses_requi
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses.create_responses | passed | BeamToolAdapter.from_request(request, tool_call_parser=self.tool_call_parser) | 1
 srt/function_call/function_call_parser.py | FunctionCallParser.__init__ | lookup | self.ToolCallParserEnum.get(tool_call_parser) | 1
 srt/layers/rotary_embedding/factory.py | get_rope | literal | 'llama3' | 1
+srt/lora/lora.py | LoRAAdapter._normalize_shared_expert_moe | literal | 'inkling' | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | compare | get_serving().tool_call_parser == 'gpt-oss' | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | literal | 'gpt-oss' | 1
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | passed | tool_close_token_ids(get_serving().tool_call_parser, self.tokenizer) | 1
@@ -137,6 +145,7 @@ srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gigachat35' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'glm45' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'hunyuan' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'inkling' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'interns1' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'iquest_q1' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k2' | 1
@@ -160,6 +169,7 @@ srt/parser/reasoning_parser_names.py | <module> | literal | 'gigachat35' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'glm45' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'hunyuan' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'inkling' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'interns1' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'iquest_q1' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k2' | 1
@@ -326,4 +336,7 @@ WHY = {
     'srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__': "'dots' is an audio-model family string, not the tool parser",
     'srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__': "'dots' is an audio-model family string, not the tool parser",
     'srt/utils/hf_transformers/config.py | <module>': "'gemma4' is an HF model_type (attention overrides), not the tool parser",
+    'srt/entrypoints/openai/chat_encoding.py | encode_simple_chat': "compares the chat-encoding spec with 'inkling' (resolved from the architecture, not the tool parser)",
+    'srt/entrypoints/openai/serving_inkling.py | InklingChatEncodingAdapter.__init__': "'inkling' in {reasoning parser, served tool parser}: the served name is X, so the Inkling adapter parses token ids as for the builtin (docs/SERVING.md)",
+    'srt/lora/lora.py | LoRAAdapter._normalize_shared_expert_moe': "'inkling' is a model type there, not the tool parser",
 }

@@ -176,7 +176,7 @@ def test_nul_and_lone_surrogates_in_arguments(fmt):
     # escaped lone surrogate and escaped NUL: valid JSON, kept escaped
     args = '{"s": "\\ud800 \\u0000 \\udfff\\ud800"}'
     r = summary(run(fmt, list(pre + args + post), TOOLS))
-    assert r[0] == "x\x00\ud800"
+    assert r[0] == ("x\x00\ud800 " if spec(fmt).blank_is_text else "x\x00\ud800")
     assert r[1] == [("f", '{"s": "\\ud800 \\u0000 \\udfff\\ud800"}')] and r[2] == []
     # a raw lone surrogate inside a string is passed through as it came
     raw = '{"s": "a\ud800b"}'

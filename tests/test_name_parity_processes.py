@@ -47,11 +47,12 @@ BRANCHES = {
     "recipe_startup": ("deepseekv4", "deepseekv41"),
     "tool_call_id": ("kimi_k2", "kimi_k3"),
     "gpt_oss_detok": ("gpt-oss",),
+    "inkling_startup": ("inkling",),
 }
 # everything the serving layer decides except which class parses
 SERVING_PROBES = (
     "served_name", "sglang_base", "response_template", "parses_without_tools", "glm_constraint",
-    "encoding_spec", "recipe_startup", "tool_call_id", "close_tokens", "gpt_oss_detok",
+    "encoding_spec", "recipe_startup", "tool_call_id", "close_tokens", "gpt_oss_detok", "inkling_startup",
 )
 NATIVES = sorted(NATIVE_NAMES)
 
@@ -212,6 +213,17 @@ def test_deepseek_v4_output_is_parsed_by_the_recipe(runs):
         startup = runs["launcher"][native]["recipe_startup"]
         assert startup["%s/None" % spec] == "recipe parses output"
         assert runs["launcher"][native]["encoding_spec"] == spec
+
+
+@pytest.mark.slow
+def test_inkling_output_is_parsed_by_sglangs_token_parser(runs):
+    """docs/SERVING.md: with inkling(_native) SGLang's Inkling adapter parses
+    an Inkling model's output by token ids (the vendor's parser), with or
+    without --reasoning-parser inkling, exactly as with the builtin name."""
+    rows = [n for n in NATIVES if NATIVE_NAMES[n][1] == "inkling"]
+    assert rows
+    for native in rows:
+        assert runs["launcher"][native]["inkling_startup"] == {"None": "token parser", "inkling": "token parser"}
 
 
 DONE_WHEN = r"""

@@ -418,6 +418,16 @@ for _c in CHUNKERS:
             "stream carries one index for two calls, each with its own id")
 
 
+# Inkling (issue 23), as the vendor's TMLv0 renderer writes a turn (a server
+# whose model is not Inkling's architecture takes this text path)
+CANNED["inkling"] = "<|message_model|><|content_text|>%s<|end_message|>%s<|content_model_end_sampling|>" % (
+    PROSE, "".join('<|message_model|>%s<|content_invoke_tool_json|>%s<|end_message|>'
+                   % (n, json.dumps({"name": n, "args": a}, ensure_ascii=False, separators=(",", ":")))
+                   for n, a in EXPECTED_CALLS))
+SPECIAL_TOKENS["inkling"] = ("<|message_model|>", "<|content_text|>", "<|content_invoke_tool_json|>",
+                             "<|end_message|>", "<|content_model_end_sampling|>")
+
+
 def _cases(kind):
     for native, (_cls, builtin) in sorted(NATIVE_NAMES.items()):
         for which in ("native", "builtin"):

@@ -365,6 +365,16 @@ def render_gemma4(prose: str, calls: Sequence[Call]) -> str:
     return prose + "".join("<|tool_call>call:%s%s<tool_call|>" % (n, _gemma4_value(dict(a))) for n, a in calls)
 
 
+def render_inkling(prose: str, calls: Sequence[Call]) -> str:
+    """Inkling, as the vendor's TMLv0 renderer (tml-renderers) writes a turn:
+    the prose as a text message, each call as its own message headed by the
+    tool's name, `<|content_model_end_sampling|>` at the end."""
+    out = "<|message_model|><|content_text|>%s<|end_message|>" % prose if prose else ""
+    for n, a in calls:
+        out += "<|message_model|>%s<|content_invoke_tool_json|>%s<|end_message|>" % (n, _dumps({"name": n, "args": a}))
+    return out + "<|content_model_end_sampling|>"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -404,6 +414,7 @@ RENDERERS: Dict[str, Renderer] = {
     "interns1": render_interns1,
     "gigachat3": render_gigachat3,
     "gemma4": render_gemma4,
+    "inkling": render_inkling,
 }
 
 
@@ -562,6 +573,8 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "interns1": ("<|action_start|>", "<|plugin|>", "<|action_end|>"),
     "gigachat3": ("<|message_sep|>", "<|role_sep|>", "<|function_call|>"),
     "gemma4": ("<|tool_call>", "<tool_call|>", '<|"|>'),
+    "inkling": ("<|message_model|>", "<|content_text|>", "<|content_invoke_tool_json|>", "<|end_message|>",
+                "<|content_model_end_sampling|>"),
 }
 
 
