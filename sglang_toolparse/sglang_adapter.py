@@ -316,7 +316,8 @@ class NativeDetectorMixin:
             if plain is not None and plain[1]:
                 self._tp_seen = (text, True, False, plain)
                 return True
-            if self._tp_several and self._tp_first_marker(text, pos) < 0:  # no call can start
+            if self._tp_several and not text.startswith(self._tp_markers, pos) and \
+                    self._tp_first_marker(text, pos) < 0:  # no call can start
                 if plain is None:
                     self._tp_seen = (text, False, False, None)
                 else:  # (a stray token taken out: detect_and_parse takes it)
