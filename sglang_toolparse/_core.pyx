@@ -831,6 +831,8 @@ def find_token(str text not None, str token not None, Py_ssize_t start=0):
     if m == 0 or start > n or PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND \
             or PyUnicode_KIND(token) != PyUnicode_1BYTE_KIND:
         return text.find(token, start)
+    if m > n - start:
+        return -1
     s = <const char *>PyUnicode_DATA(text)
     t = <const char *>PyUnicode_DATA(token)
     end = s + n - m + 1  # a match starts before this
