@@ -6,8 +6,10 @@ buffer."""
 cimport cython
 from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from cpython.object cimport Py_TYPE, PyObject, PyTypeObject, descrsetfunc, newfunc
+from cpython.set cimport PySet_New
 from libc.stdint cimport uint8_t, int32_t, uint32_t
-from libc.string cimport memcmp
+from libc.string cimport memchr, memcmp
 
 from sglang_toolparse._ctp cimport *
 
@@ -18,6 +20,8 @@ cdef extern from "Python.h":
     bint PyUnicode_IS_ASCII(object)
     void *PyUnicode_DATA(object)
     Py_ssize_t PyUnicode_GET_LENGTH(object)
+    int PyUnicode_KIND(object)
+    int PyUnicode_1BYTE_KIND
 
 if tp_global_init() != 0:
     raise ImportError("sglang_toolparse: C core failed to initialize")
@@ -36,6 +40,23 @@ ERROR_REASONS = {
     "bad_markup": "markup that does not fit the format",
     "no_memory": "out of memory",
 }
+
+
+# format name -> its tp_format (static data of the core), as an int: a
+# request's parser finds its format by one dict lookup
+cdef dict _FORMAT_AT = {}
+
+
+cdef const tp_format *_find_format(str name):
+    """The core's format called `name`, NULL if none."""
+    cdef const tp_format *fmt
+    at = _FORMAT_AT.get(name) if type(name) is str else None
+    if at is not None:
+        return <const tp_format *><size_t>at
+    fmt = tp_format_find(name.encode("utf-8", "surrogatepass"))
+    if fmt != NULL and type(name) is str:
+        _FORMAT_AT[name] = <size_t>fmt
+    return fmt
 
 
 def formats():
@@ -381,7 +402,7 @@ cdef class StreamParser:
         cdef int tid
         if self.inited:
             raise RuntimeError("StreamParser cannot be re-initialized; create one parser per stream")
-        fmt = tp_format_find(format.encode("utf-8", "surrogatepass"))
+        fmt = _find_format(format)
         if fmt == NULL:
             raise ValueError("unknown format %r; known: %s" % (format, ", ".join(formats())))
         tp_limits_default(&lim)
@@ -794,6 +815,38 @@ cdef list _encode_tools(tool_names, tuple declared):
 
 # ---- has a call? (SGLang's has_tool_call, one request's first look) --------
 
+def find_token(str text not None, str token not None, Py_ssize_t start=0):
+    """text.find(token, start) (start >= 0). A one-byte-per-character text
+    and token are searched by the token's first character (memchr) and a
+    compare at each occurrence: CPython's own search for a short string of
+    several characters through a text that lacks it reads the text several
+    times slower (2 KB of prose: ~1.5 us for `<|` against ~0.05 us)."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), m = PyUnicode_GET_LENGTH(token)
+    cdef const char *s
+    cdef const char *t
+    cdef const char *hit
+    cdef const char *end
+    if start < 0:
+        raise ValueError("start must be >= 0")
+    if m == 0 or start > n or PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND \
+            or PyUnicode_KIND(token) != PyUnicode_1BYTE_KIND:
+        return text.find(token, start)
+    if m > n - start:
+        return -1
+    s = <const char *>PyUnicode_DATA(text)
+    t = <const char *>PyUnicode_DATA(token)
+    end = s + n - m + 1  # a match starts before this
+    hit = s + start
+    while hit < end:
+        hit = <const char *>memchr(hit, t[0], <size_t>(end - hit))
+        if hit == NULL:
+            return -1
+        if memcmp(hit, t, <size_t>m) == 0:
+            return hit - s
+        hit += 1
+    return -1
+
+
 cdef Py_ssize_t _utf8_index(const uint8_t *data, Py_ssize_t n, Py_ssize_t chars):
     """Byte offset in UTF-8 `data` of character number `chars` (every byte
     that is not a continuation byte starts one)."""
@@ -829,7 +882,7 @@ def starts_call(str format not None, text, Py_ssize_t pos=0):
     first marker begins, for SGLang's has_tool_call) is fed in one piece,
     the rest in small, then growing pieces, stopping at the first call
     event: a long argument is not read. No event object is built."""
-    cdef const tp_format *fmt = tp_format_find(format.encode("utf-8", "surrogatepass"))
+    cdef const tp_format *fmt = _find_format(format)
     cdef const uint8_t *data
     cdef Py_ssize_t n, start, end, at, first
     cdef size_t step = 32
@@ -947,7 +1000,7 @@ def parse_plain(str format not None, text):
     call): the caller then takes StreamParser.parse_all's events, which
     carry it. Gives what parse_all(text) of StreamParser(format, None)
     gives."""
-    cdef const tp_format *fmt = tp_format_find(format.encode("utf-8", "surrogatepass"))
+    cdef const tp_format *fmt = _find_format(format)
     cdef const uint8_t *data
     cdef Py_ssize_t n, at = 0
     cdef bytes keep
@@ -987,3 +1040,62 @@ def parse_plain(str format not None, text):
     if at != n:
         changed = True
     return ("".join(pieces) if len(pieces) != 1 else pieces[0]), calls, changed
+
+
+# ---- plain model objects, built without validation (result_models.py) ------
+
+cdef tuple _EMPTY = ()
+
+
+@cython.final
+cdef class SlotModel:
+    """Makes objects of a class whose whole state is four slots (pydantic
+    v2's BaseModel: `__dict__`, the set of fields given, extra, private):
+    SlotModel(cls, slot_descriptors, fields)(*values) is cls.__new__(cls)
+    with __dict__ = dict(zip(fields, values)), the fields set = set(fields),
+    extra and private None, each set through the slot's own descriptor,
+    as result_models' Python builder does. The caller checks that this is
+    the state the class's validating constructor gives (no SGLang or
+    pydantic import here)."""
+    cdef object cls
+    cdef object d_dict, d_fields, d_extra, d_private
+    cdef descrsetfunc s_dict, s_fields, s_extra, s_private
+    cdef newfunc new
+    cdef tuple fields
+
+    def __init__(self, cls, tuple descriptors not None, tuple fields not None):
+        cdef object d
+        if not isinstance(cls, type):
+            raise TypeError("cls must be a class, not %s" % type(cls).__name__)
+        if len(descriptors) != 4:
+            raise ValueError("four slot descriptors: __dict__, fields set, extra, private")
+        for d in descriptors:
+            if Py_TYPE(d).tp_descr_set == NULL:
+                raise TypeError("%r is not a settable descriptor" % (d,))
+        for d in fields:
+            if type(d) is not str:
+                raise TypeError("field names are str")
+        if (<PyTypeObject *>cls).tp_new == NULL:
+            raise TypeError("%s cannot be instantiated" % (cls,))
+        self.cls = cls
+        self.new = (<PyTypeObject *>cls).tp_new
+        self.d_dict, self.d_fields, self.d_extra, self.d_private = descriptors
+        self.s_dict = Py_TYPE(self.d_dict).tp_descr_set
+        self.s_fields = Py_TYPE(self.d_fields).tp_descr_set
+        self.s_extra = Py_TYPE(self.d_extra).tp_descr_set
+        self.s_private = Py_TYPE(self.d_private).tp_descr_set
+        self.fields = fields
+
+    def __call__(self, *values):
+        cdef Py_ssize_t i, n = len(self.fields)
+        cdef dict d = {}
+        if len(values) != n:
+            raise TypeError("%d values for the fields %r" % (len(values), self.fields))
+        for i in range(n):
+            d[<str>self.fields[i]] = values[i]
+        obj = self.new(<type>self.cls, <PyObject *>_EMPTY, NULL)
+        self.s_dict(self.d_dict, obj, d)
+        self.s_fields(self.d_fields, obj, PySet_New(self.fields))
+        self.s_extra(self.d_extra, obj, None)
+        self.s_private(self.d_private, obj, None)
+        return obj

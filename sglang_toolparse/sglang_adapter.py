@@ -17,7 +17,7 @@ from sglang.srt.function_call.qwen25_detector import Qwen25Detector
 
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
 from sglang_toolparse._core import StreamParser as _CoreParser
-from sglang_toolparse._core import parse_plain, starts_call
+from sglang_toolparse._core import find_token, parse_plain, starts_call
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS
 from sglang_toolparse.per_request import _protos as _PROTOS
 from sglang_toolparse.per_request import (builtin_attr, declared_names, declares_all, prototype, request_tools,
@@ -84,6 +84,7 @@ class StreamedArgs(list):
 # EOS).
 ONESHOT_INCOMPLETE: "contextvars.ContextVar[bool]" = contextvars.ContextVar("toolparse_oneshot_incomplete",
                                                                            default=False)
+_incomplete_now = ONESHOT_INCOMPLETE.get
 
 
 def closing_suffix(args: str) -> str:
@@ -159,7 +160,7 @@ class NativeDetectorMixin:
         them on `on`: a class, or a detector whose tags come from its
         tokenizer (the class's derived values would be another format's)."""
         on._tp_format = fmt
-        on._tp_markers = markers
+        on._tp_markers = markers = tuple(markers)
         on._tp_lead = os.path.commonprefix(list(markers)) if markers else ""
         on._tp_several = tuple(markers) != (on._tp_lead,)
         on._tp_untyped = fmt not in SCHEMA_TYPED_FORMATS
@@ -298,13 +299,13 @@ class NativeDetectorMixin:
         seen = self._tp_seen
         if seen is not None and seen[0] is text:
             return seen[1]
-        pos = text.find(self._tp_lead) if self._tp_lead else 0  # one search, in C, for most texts
+        pos = find_token(text, self._tp_lead) if self._tp_lead else 0  # one search, in C, for most texts
         # (the untyped formats' parse below shows a call without a search for
         # each marker, unless the markers share no lead to search for)
         if pos >= 0 and self._tp_several and (not self._tp_untyped or not self._tp_lead):
             pos = self._tp_first_marker(text, pos)
         if pos < 0:  # no call can start; plain text unless a stray token (an end tag) is dropped
-            self._tp_seen = (text, False, self._tp_token_lead not in text, None)
+            self._tp_seen = (text, False, find_token(text, self._tp_token_lead) < 0, None)
             return False
         if self._tp_untyped:
             # the whole parse, every name accepted, kept: detect_and_parse
@@ -315,7 +316,8 @@ class NativeDetectorMixin:
             if plain is not None and plain[1]:
                 self._tp_seen = (text, True, False, plain)
                 return True
-            if self._tp_several and self._tp_first_marker(text, pos) < 0:  # no call can start
+            if self._tp_several and not text.startswith(self._tp_markers, pos) and \
+                    self._tp_first_marker(text, pos) < 0:  # no call can start
                 if plain is None:
                     self._tp_seen = (text, False, False, None)
                 else:  # (a stray token taken out: detect_and_parse takes it)
@@ -344,19 +346,19 @@ class NativeDetectorMixin:
         if not lead:
             first = -1
             for m in self._tp_markers:
-                i = text.find(m)
+                i = find_token(text, m)
                 if i >= 0 and (first < 0 or i < first):
                     first = i
             return first
         if i is None:
-            i = text.find(lead)
-        if i < 0 or len(self._tp_markers) == 1:
+            i = find_token(text, lead)
+        markers = self._tp_markers
+        if len(markers) == 1:
             return i
         while i >= 0:
-            for m in self._tp_markers:
-                if text.startswith(m, i):
-                    return i
-            i = text.find(lead, i + 1)
+            if text.startswith(markers, i):  # any of them (one call in C)
+                return i
+            i = find_token(text, lead, i + 1)
         return -1
 
     def _tp_plain(self, text: str) -> Optional[StreamingParseResult]:
@@ -366,7 +368,7 @@ class NativeDetectorMixin:
         to be parsed."""
         seen = self._tp_seen
         if seen is None or seen[0] is not text:
-            if self._tp_token_lead in text or self._tp_first_marker(text) >= 0:
+            if find_token(text, self._tp_token_lead) >= 0 or self._tp_first_marker(text) >= 0:
                 return None
         elif not seen[2]:
             return None
@@ -403,6 +405,10 @@ class NativeDetectorMixin:
                     plain = parse_plain(self._tp_format, text)
                     if plain is not None and not plain[1]:
                         return _spr(plain[0], [])
+            elif type(found) is tuple and not found[1]:  # no call: the text less its markup
+                if _incomplete_now():
+                    ONESHOT_INCOMPLETE.set(False)
+                return _spr(found[0], [])
             elif type(found) is tuple and declares_all(self._tp_format, tools, found[1]):
                 # its parse_plain (text and complete calls only), which the
                 # request's tools do not change (every call names a declared
@@ -412,8 +418,12 @@ class NativeDetectorMixin:
                         ev = CallEnd(i, name, args, cid)
                         for obs in CALL_OBSERVERS:
                             obs(self.parser_name, ev)
-                ONESHOT_INCOMPLETE.set(False)
-                return _spr(found[0], [_tci(i, name, args) for i, name, args, _ in found[1]])
+                if _incomplete_now():  # (set only when it changes: a set costs more than a read)
+                    ONESHOT_INCOMPLETE.set(False)
+                items = []
+                for i, name, args, _ in found[1]:
+                    items.append(_tci(i, name, args))
+                return _spr(found[0], items)
         else:
             plain = self._tp_plain(text)
             if plain is not None:  # known to be all text: not parsed
@@ -441,7 +451,8 @@ class NativeDetectorMixin:
                     item.parameters = "".join(pieces) + closing_suffix("".join(pieces))
                     calls.append(item)
                     incomplete = True
-        ONESHOT_INCOMPLETE.set(incomplete)
+        if incomplete or _incomplete_now():
+            ONESHOT_INCOMPLETE.set(incomplete)
         return _spr("".join(normal), calls)
 
     def parse_streaming_increment(self, new_text: str, tools: List[Any]) -> StreamingParseResult:

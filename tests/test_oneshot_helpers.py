@@ -1,0 +1,95 @@
+"""The core's helpers for the one-shot path (issue 24): find_token is
+str.find, and SlotModel builds the state the validating constructor
+builds (result_models uses it only after checking that on a sample)."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from sglang_toolparse import _core
+
+
+def _texts():
+    rng = random.Random(24)
+    alphabet = "<|ab\u00e9x\n"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        token = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4)))
+        yield text, token, rng.randint(0, 16)
+
+
+def test_find_token_is_str_find():
+    for text, token, start in _texts():
+        assert _core.find_token(text, token, start) == text.find(token, start), (text, token, start)
+
+
+@pytest.mark.parametrize("text,token", [
+    ("prose \u4e00 <|tool_call_begin|>", "<|tool_call"),  # a text of two bytes a character
+    ("<|tool_call_begin|>", "<\uff5cDSML\uff5c"),  # a token of two bytes a character
+    ("<" * 40 + "<|x", "<|x"),  # the first character everywhere
+    ("ab<|", "<|"), ("ab<", "<|"), ("", "<|"), ("x", ""),
+])
+def test_find_token_edges(text, token):
+    for start in range(len(text) + 2):
+        assert _core.find_token(text, token, start) == text.find(token, start)
+
+
+def test_find_token_misuse():
+    with pytest.raises(ValueError):
+        _core.find_token("abc", "b", -1)
+    with pytest.raises(TypeError):
+        _core.find_token(b"abc", "b")
+    with pytest.raises(TypeError):
+        _core.find_token("abc", None)
+
+
+class _Slots:
+    __slots__ = ("__dict__", "fields", "extra", "private")
+
+
+_DESCRIPTORS = tuple(_Slots.__dict__[k] for k in ("__dict__", "fields", "extra", "private"))
+
+
+def test_slot_model_sets_the_four_slots():
+    make = _core.SlotModel(_Slots, _DESCRIPTORS, ("a", "b"))
+    obj = make(1, "x")
+    assert type(obj) is _Slots
+    assert obj.__dict__ == {"a": 1, "b": "x"}
+    assert obj.fields == {"a", "b"} and type(obj.fields) is set
+    assert obj.extra is None and obj.private is None
+    other = make(2, None)
+    assert other.fields is not obj.fields  # a new set for each object
+    assert obj.__dict__ == {"a": 1, "b": "x"}
+
+
+def test_slot_model_misuse():
+    with pytest.raises(TypeError):
+        _core.SlotModel(object(), _DESCRIPTORS, ("a",))
+    with pytest.raises(ValueError):
+        _core.SlotModel(_Slots, _DESCRIPTORS[:3], ("a",))
+    with pytest.raises(TypeError):
+        _core.SlotModel(_Slots, (1, 2, 3, 4), ("a",))
+    with pytest.raises(TypeError):
+        _core.SlotModel(_Slots, _DESCRIPTORS, ("a", 1))
+    make = _core.SlotModel(_Slots, _DESCRIPTORS, ("a", "b"))
+    with pytest.raises(TypeError):
+        make(1)
+
+
+def test_result_models_match_the_validating_constructors():
+    pytest.importorskip("sglang")
+    from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
+
+    from sglang_toolparse import result_models as rm
+
+    if not rm.FAST:
+        pytest.skip("result_models validates (the installed pydantic/SGLang differ from what it checks)")
+    assert type(rm.tool_call_item) is _core.SlotModel
+    item = rm.tool_call_item(2, None, '{"a": 1}')
+    ref = ToolCallItem(tool_index=2, name=None, parameters='{"a": 1}')
+    assert rm._same(item, ref)
+    res = rm.parse_result("hi", [item])
+    assert rm._same(res, StreamingParseResult(normal_text="hi", calls=[ref]))
+    item.parameters += "x"  # assignment works as on a validated model
+    assert item.parameters == '{"a": 1}x' and item.model_dump()["parameters"] == '{"a": 1}x'
