@@ -187,10 +187,13 @@ def test_quick_sglang_sides_measured_and_checked(quick):
         assert r["sides"]["floor"]["us_min"] > 0 and "calls" not in r["sides"]["floor"]
         assert r["ratios"]["native_over_sglang"] > 0
     # issue 24's per-request targets, one pair per format (reported, not asserted)
+    # (a capped builtin that finished no reply, e.g. pythonic on a loaded
+    # machine, has no "every reply" row: there is nothing to compare)
     one = [t for t in rep["targets"] if t["target"].startswith("one-shot")]
+    measured = {r["format"] for r in rep["oneshot"] if not r["sides"]["sglang"].get("skipped")}
     assert {(t["format"], t["target"]) for t in one} == {
-        (f, t) for f in {r["format"] for r in rep["oneshot"]}
-        for t in ("one-shot chat: native / SGLang", "one-shot, every reply: native / SGLang")}
+        (f, "one-shot chat: native / SGLang") for f in {r["format"] for r in rep["oneshot"]}} | {
+        (f, "one-shot, every reply: native / SGLang") for f in measured}
     unfinished = {r["format"] for r in rep["oneshot"] if r["sides"]["sglang"].get("capped")}
     assert all(t["met"] is not None for t in one if t["format"] not in unfinished)
 
