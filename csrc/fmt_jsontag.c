@@ -109,6 +109,7 @@ typedef struct {
     uint8_t array_open;  /* the tag is a lead marker: whitespace and the array's `[` follow it */
     const char *name_key; /* the name's key besides "name" (NULL: none) */
     uint8_t name_is_key;  /* {NAME: ARGS}: the object's first key is the name, its value the arguments */
+    uint8_t hand_back;    /* entered from another engine, which reads on after the end tag (lfm2) */
 } jt_row;
 
 static jt_row ROWS[] = {
@@ -131,9 +132,13 @@ static jt_row ROWS[] = {
     {.tag = "<|function_call|>",
      .alt = {"<|message_sep|>\n\nfunction call<|role_sep|>\n", "function call<|role_sep|>\n"},
      .args_key = "arguments"},
+    /* lfm2: the JSON form of an LFM2 block, handed over by fmt_pythonic.c's
+     * lfm2 row at the block's first `{` and back after its end tag */
+    {.tag = "<|tool_call_start|>", .end_tag = "<|tool_call_end|>", .sep = ',', .array = 1, .array_open = 1,
+     .hand_back = 1},
 };
 enum { ROW_TOOL_CALL, ROW_LLAMA3, ROW_JSONARRAY, ROW_MISTRAL_ARRAY, ROW_COHERE4, ROW_APERTUS, ROW_INTERNS1,
-       ROW_GIGACHAT3 };
+       ROW_GIGACHAT3, ROW_LFM2 };
 
 int tp_fmt_jsontag_init(void)
 {
@@ -284,11 +289,22 @@ static void held_is_prose(tp_parser *p)
     p->node = 0;
 }
 
-static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
+/* a hand_back row's block is over: the other engine reads on */
+static int handed_back(tp_parser *p, const jt_row *w)
+{
+    if (!w->hand_back || p->mode != M_TEXT)
+        return 0;
+    p->engine_alt = 0;
+    return 1;
+}
+
+static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
 {
     size_t i = 0;
     while (i < n && !p->oom) {
         uint64_t off = p->base + i;
+        if (handed_back(p, w))
+            return i;
         switch (p->mode) {
         case M_START:
             if (!w->bare_start) {
@@ -342,6 +358,9 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
                 tp_buf_push(&p->pending, s[i]);
                 p->mode = M_SEMI;
                 i++;
+            } else if (w->hand_back) { /* a bare object: its block's end tag follows */
+                p->mode = M_END_TAG;
+                p->node = 0;
             } else {
                 p->mode = M_TEXT;
             }
@@ -540,7 +559,11 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
         }
         }
     }
+    handed_back(p, w);
+    return i;
 }
+
+static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n) { jt_feed_upto(p, w, s, n); }
 
 static void jt_finish(tp_parser *p, const jt_row *w)
 {
@@ -594,6 +617,15 @@ void tp_jsontag_mistral_array_enter(tp_parser *p, uint64_t call_off)
 }
 void tp_jsontag_mistral_array_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_MISTRAL_ARRAY], s, n); }
 void tp_jsontag_mistral_array_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_MISTRAL_ARRAY]); }
+/* LFM2's JSON form: fmt_pythonic.c's lfm2 row reads the block tag and
+ * hands the block over at its first `{` (the object's first byte read) */
+void tp_jsontag_lfm2_enter(tp_parser *p, uint64_t call_off)
+{
+    start_call(p, call_off, 0);
+    object_begins(p);
+}
+size_t tp_jsontag_lfm2_feed(tp_parser *p, const uint8_t *s, size_t n) { return jt_feed_upto(p, &ROWS[ROW_LFM2], s, n); }
+void tp_jsontag_lfm2_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_LFM2]); }
 static void interns1_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_INTERNS1], s, n); }
 static void interns1_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_INTERNS1]); }
 static void gigachat3_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_GIGACHAT3], s, n); }

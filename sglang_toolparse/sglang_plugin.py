@@ -88,6 +88,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "interns1_native": ("InternS1NativeDetector", "interns1"),
     "gigachat3_native": ("GigaChat3NativeDetector", "gigachat3"),
     "gemma4_native": ("Gemma4NativeDetector", "gemma4"),
+    "lfm2_native": ("Lfm2NativeDetector", "lfm2"),
 }
 
 

@@ -26,6 +26,7 @@ srt/arg_groups/serving_hook.py | handle_deprecated_args | lookup | deprecated_to
 srt/arg_groups/serving_hook.py | handle_deprecated_args | passed | declare_resolution(server_args, '_handle_deprecated_args', tool_call_parser=deprecated_tool_call_parsers[cfg.tool_call_parser]) | 1
 srt/configs/iquest_q1.py | IQuestQ1Config | literal | 'iquest_q1' | 1
 srt/configs/kimi_k3.py | KimiK3Config | literal | 'kimi_k3' | 1
+srt/configs/lfm2.py | <module> | literal | 'lfm2' | 1
 srt/configs/load_config.py | LoadFormat | literal | 'mistral' | 1
 srt/configs/nanbeige.py | NanbeigeConfig | literal | 'nanbeige' | 1
 srt/configs/step3p5.py | Step3p5Config | literal | 'step3p5' | 1
@@ -189,6 +190,7 @@ srt/parser/template_detection.py | <module> | literal | 'hunyuan' | 4
 srt/parser/template_detection.py | <module> | literal | 'interns1' | 4
 srt/parser/template_detection.py | <module> | literal | 'iquest_q1' | 4
 srt/parser/template_detection.py | <module> | literal | 'kimi_k2' | 4
+srt/parser/template_detection.py | <module> | literal | 'lfm2' | 2
 srt/parser/template_detection.py | <module> | literal | 'ling3' | 4
 srt/parser/template_detection.py | <module> | literal | 'mimo' | 4
 srt/parser/template_detection.py | <module> | literal | 'minicpm5' | 2
@@ -326,4 +328,5 @@ WHY = {
     'srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__': "'dots' is an audio-model family string, not the tool parser",
     'srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__': "'dots' is an audio-model family string, not the tool parser",
     'srt/utils/hf_transformers/config.py | <module>': "'gemma4' is an HF model_type (attention overrides), not the tool parser",
+    'srt/configs/lfm2.py | <module>': "'lfm2' is the HF model_type the config class is registered under, not the tool parser",
 }
