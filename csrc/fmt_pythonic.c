@@ -716,6 +716,7 @@ static size_t py_feed_upto(tp_parser *p, const py_row *w, const uint8_t *s, size
             } else if (match >= 0 && match == w->block_pat) {
                 size_t ml = strlen(w->pats[match]);
                 tp_raw_begin(p, w->pats[match], ml, i); /* the block's text, until a call is announced */
+                tp_text_call_starts(p); /* (the whitespace held before the tag is in that record) */
                 p->call_off = p->base + i - ml;
                 p->mode = P_BLOCK;
             } /* other markers (<|python_start|>, <|python_end|>): dropped */
