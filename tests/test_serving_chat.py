@@ -418,6 +418,15 @@ for _c in CHUNKERS:
             "stream carries one index for two calls, each with its own id")
 
 
+# Liquid LFM2 / LFM2.5 (issue 23), as its chat template's render_tool_calls
+# writes them: one block, the calls as a Python list
+from format_table import render_lfm2  # noqa: E402
+
+CANNED["lfm2"] = PROSE + "<|tool_call_start|>[" + ", ".join(
+    render_lfm2(n, json.dumps(a)) for n, a in EXPECTED_CALLS) + "]<|tool_call_end|>"
+SPECIAL_TOKENS["lfm2"] = ("<|tool_call_start|>", "<|tool_call_end|>")
+
+
 def _cases(kind):
     for native, (_cls, builtin) in sorted(NATIVE_NAMES.items()):
         for which in ("native", "builtin"):
@@ -615,3 +624,4 @@ def test_kimi_call_ids_through_serving_layer(monkeypatch, incremental, parser):
     finally:
         enum.clear()
         enum.update(saved)
+

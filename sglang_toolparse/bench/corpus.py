@@ -365,6 +365,26 @@ def render_gemma4(prose: str, calls: Sequence[Call]) -> str:
     return prose + "".join("<|tool_call>call:%s%s<tool_call|>" % (n, _gemma4_value(dict(a))) for n, a in calls)
 
 
+def _lfm2_value(v: Any) -> str:
+    if isinstance(v, str):
+        return "'" + v.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n").replace("\r", "\\r") + "'"
+    if isinstance(v, (dict, list)):
+        return _dumps(v)
+    return str(v)
+
+
+def render_lfm2(prose: str, calls: Sequence[Call]) -> str:
+    """Liquid LFM2.5: `<|tool_call_start|>[NAME(K=V, ...), ...]<|tool_call_end|>`,
+    values as its chat template's format_arg_value writes them ('...'
+    strings with \\, \', \n, \r escaped; lists and dicts with tojson;
+    the rest with `string`)."""
+    if not calls:
+        return prose
+    body = ", ".join("%s(%s)" % (n, ", ".join("%s=%s" % (k, _lfm2_value(v)) for k, v in a.items()))
+                     for n, a in calls)
+    return prose + "<|tool_call_start|>[" + body + "]<|tool_call_end|>"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -404,6 +424,7 @@ RENDERERS: Dict[str, Renderer] = {
     "interns1": render_interns1,
     "gigachat3": render_gigachat3,
     "gemma4": render_gemma4,
+    "lfm2": render_lfm2,
 }
 
 
@@ -562,6 +583,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "interns1": ("<|action_start|>", "<|plugin|>", "<|action_end|>"),
     "gigachat3": ("<|message_sep|>", "<|role_sep|>", "<|function_call|>"),
     "gemma4": ("<|tool_call>", "<tool_call|>", '<|"|>'),
+    "lfm2": ("<|tool_call_start|>", "<|tool_call_end|>"),
 }
 
 
