@@ -24,6 +24,9 @@
  *   cohere_command4: <|START_ACTION|>[{"tool_call_id": "0", "tool_name": ...,
  *                   "parameters": ...}, ...]<|END_ACTION|>
  *   apertus2509:    <|tools_prefix|>[{"NAME": {ARGS}}, ...]<|tools_suffix|>
+ *   lfm2 (JSON form, handed over by fmt_pythonic.c's lfm2 row at the block's
+ *                   first `{`, handed back after the end tag):
+ *                   <|tool_call_start|>[{"name": ..., "arguments": ...}, ...]<|tool_call_end|>
  *
  * Rows with `array` set read the calls as the elements of a JSON array:
  * the tag is the array's `[` (with a lead marker before it in rows that
