@@ -27,6 +27,9 @@
  *   cohere_command4: <|START_ACTION|>[{"tool_call_id": "0", "tool_name": ...,
  *                   "parameters": ...}, ...]<|END_ACTION|>
  *   apertus2509:    <|tools_prefix|>[{"NAME": {ARGS}}, ...]<|tools_suffix|>
+ *   lfm2 (JSON form, handed over by fmt_pythonic.c's lfm2 row at the block's
+ *                   first `{`, handed back after the end tag):
+ *                   <|tool_call_start|>[{"name": ..., "arguments": ...}, ...]<|tool_call_end|>
  *
  * Rows with `array` set read the calls as the elements of a JSON array:
  * the tag is the array's `[` (with a lead marker before it in rows that
@@ -124,6 +127,7 @@ typedef struct {
     const char *lex_lead;
     const char *const *tokens;
     const char *header;
+    uint8_t hand_back;    /* entered from another engine, which reads on after the end tag (lfm2) */
 } jt_row;
 
 /* Inkling's control tokens (SGLang's INKLING_CONTROL_TOKENS: the TMLv0
@@ -162,9 +166,13 @@ static jt_row ROWS[] = {
      * the text between them is text */
     {.tag = "<|content_invoke_tool_json|>", .end_tag = "<|end_message|>", .args_key = "args",
      .lex_lead = "<|", .tokens = INKLING_TOKENS, .header = "<|message_model|>"},
+    /* lfm2: the JSON form of an LFM2 block, handed over by fmt_pythonic.c's
+     * lfm2 row at the block's first `{` and back after its end tag */
+    {.tag = "<|tool_call_start|>", .end_tag = "<|tool_call_end|>", .sep = ',', .array = 1, .array_open = 1,
+     .hand_back = 1},
 };
 enum { ROW_TOOL_CALL, ROW_LLAMA3, ROW_JSONARRAY, ROW_MISTRAL_ARRAY, ROW_COHERE4, ROW_APERTUS, ROW_INTERNS1,
-       ROW_GIGACHAT3, ROW_INKLING };
+       ROW_GIGACHAT3, ROW_INKLING, ROW_LFM2 };
 
 int tp_fmt_jsontag_init(void)
 {
@@ -390,11 +398,22 @@ static void lex_token(tp_parser *p, const jt_row *w, size_t i)
     p->node = 0;
 }
 
-static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
+/* a hand_back row's block is over: the other engine reads on */
+static int handed_back(tp_parser *p, const jt_row *w)
+{
+    if (!w->hand_back || p->mode != M_TEXT)
+        return 0;
+    p->engine_alt = 0;
+    return 1;
+}
+
+static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
 {
     size_t i = 0;
     while (i < n && !p->oom) {
         uint64_t off = p->base + i;
+        if (handed_back(p, w))
+            return i;
         switch (p->mode) {
         case M_START:
             if (!w->bare_start) {
@@ -503,6 +522,9 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
                 tp_buf_push(&p->pending, s[i]);
                 p->mode = M_SEMI;
                 i++;
+            } else if (w->hand_back) { /* a bare object: its block's end tag follows */
+                p->mode = M_END_TAG;
+                p->node = 0;
             } else {
                 p->mode = M_TEXT;
             }
@@ -705,7 +727,11 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
         }
         }
     }
+    handed_back(p, w);
+    return i;
 }
+
+static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n) { jt_feed_upto(p, w, s, n); }
 
 static void jt_finish(tp_parser *p, const jt_row *w)
 {
@@ -763,6 +789,15 @@ void tp_jsontag_mistral_array_enter(tp_parser *p, uint64_t call_off)
 }
 void tp_jsontag_mistral_array_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_MISTRAL_ARRAY], s, n); }
 void tp_jsontag_mistral_array_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_MISTRAL_ARRAY]); }
+/* LFM2's JSON form: fmt_pythonic.c's lfm2 row reads the block tag and
+ * hands the block over at its first `{` (the object's first byte read) */
+void tp_jsontag_lfm2_enter(tp_parser *p, uint64_t call_off)
+{
+    start_call(p, call_off, 0);
+    object_begins(p);
+}
+size_t tp_jsontag_lfm2_feed(tp_parser *p, const uint8_t *s, size_t n) { return jt_feed_upto(p, &ROWS[ROW_LFM2], s, n); }
+void tp_jsontag_lfm2_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_LFM2]); }
 static void interns1_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_INTERNS1], s, n); }
 static void interns1_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_INTERNS1]); }
 static void gigachat3_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_GIGACHAT3], s, n); }

@@ -24,6 +24,23 @@
  * read, a non-finite float) is reported and skipped to its `)` by counting
  * brackets outside Python strings; the list goes on (SGLang also drops only
  * that call). A list that breaks between calls is skipped to its `]`. */
+/* Liquid LFM2 / LFM2.5 (lfm2) is a row of this engine: the list is the
+ * body of a call block,
+ *
+ *   <|tool_call_start|>[get_weather(city='Paris', days=3), now()]<|tool_call_end|>
+ *
+ * written by the template's render_tool_calls: strings as Python literals
+ * (LFM2.5: '...' with \\, \', \n, \r escaped; LFM2: "..." as is), lists
+ * and dicts with `tojson` (so true/false/null appear inside them: read as
+ * JSON's literals, as SGLang's Lfm2Detector does), other values with
+ * `string` (True, None, 3, 1.5). Only the block tag starts a call: a `[`
+ * in prose is prose. Inside the block SGLang also reads a bare call
+ * (`f(a=1)`, no list) and JSON calls (`[{"name": ..., "arguments": ...}]`
+ * or one bare object): at a `{` the block is handed to fmt_jsontag.c's
+ * lfm2 row, which hands it back after the end tag. Bytes between the
+ * list's `]` and the end tag are reported (trailing_content); a broken
+ * call is skipped to its `)` as above, or to the block's end tag, which
+ * always ends a skip. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +48,28 @@
 
 #define PY_START "<|python_start|>"
 #define PY_END "<|python_end|>"
+
+typedef struct {
+    const char *pats[3]; /* markers in prose */
+    int npats;
+    int list_pat;          /* the marker that is a list's `[` (-1: none) */
+    int block_pat;         /* the marker that opens a call block (-1: none) */
+    const char *block_end; /* the block's end tag (NULL: no block) */
+    uint8_t json_words;    /* true/false/null are JSON's literals */
+    uint8_t json_calls;    /* `{` in the block: JSON call objects (fmt_jsontag.c) */
+    /* built by init */
+    size_t end_len;
+    tp_matcher text_m, end_m;
+} py_row;
+
+static py_row ROWS[] = {
+    /* pythonic: a `[` in prose opens the list; the python tokens are dropped */
+    {.pats = {"[", PY_START, PY_END}, .npats = 3, .list_pat = 0, .block_pat = -1},
+    /* lfm2 */
+    {.pats = {"<|tool_call_start|>"}, .npats = 1, .list_pat = -1, .block_pat = 0,
+     .block_end = "<|tool_call_end|>", .json_words = 1, .json_calls = 1},
+};
+enum { ROW_PYTHONIC, ROW_LFM2 };
 
 enum {
     P_TEXT,      /* prose: `[` and the python tokens are watched for */
@@ -40,6 +79,9 @@ enum {
     P_AFTER_ARG, /* `,` or `)` */
     P_AFTER_CALL,/* `,` (another call) or `]` */
     P_RESYNC,    /* a broken call: to the list's closing bracket */
+    P_BLOCK,     /* block rows: after the block tag, `[`, a call or `{` */
+    P_LIST0,     /* block rows: after the list's `[`: a call, `{` or `]` */
+    P_END,       /* block rows: to the block's end tag */
 };
 /* P_OPEN steps (fstate) */
 enum { O_WS, O_NAME, O_NAME_WS, O_PAREN_WS, O_KEY, O_KEY_WS };
@@ -56,12 +98,20 @@ enum { E_NONE, E_BS, E_HEX, E_OCT, E_CR };
 #define STR_RAW 1
 #define STR_KEY 2
 
-static tp_matcher text_m; /* "[", PY_START, PY_END */
-
 int tp_fmt_pythonic_init(void)
 {
-    static const char *const pats[] = {"[", PY_START, PY_END};
-    return tp_matcher_build(&text_m, pats, 3);
+    for (size_t r = 0; r < sizeof(ROWS) / sizeof(ROWS[0]); r++) {
+        py_row *w = &ROWS[r];
+        if (tp_matcher_build(&w->text_m, w->pats, w->npats))
+            return -1;
+        if (w->block_end) {
+            const char *end[] = {w->block_end};
+            w->end_len = strlen(w->block_end);
+            if (tp_matcher_build(&w->end_m, end, 1))
+                return -1;
+        }
+    }
+    return 0;
 }
 
 static int is_id0(uint8_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -159,6 +209,7 @@ static void broken(tp_parser *p, int code, uint64_t off, uint32_t depth, uint8_t
     p->resync_depth = depth;
     p->resync_str = quote; /* the quote of an open string, 0 if none */
     p->js.num_state = E_NONE;
+    p->nx_pos = 0; /* block rows: bytes of the end tag matched */
     p->mode = P_RESYNC;
 }
 
@@ -349,15 +400,15 @@ static void begin_string(tp_parser *p, uint8_t quote, uint8_t flags)
 }
 
 /* a number or a word (True, False, None) in pending, ended by `c` */
-static int word_done(tp_parser *p)
+static int word_done(tp_parser *p, const py_row *row)
 {
     const uint8_t *w = p->pending.data;
     size_t n = p->pending.len;
-    if (n == 4 && memcmp(w, "True", 4) == 0)
+    if (n == 4 && (memcmp(w, "True", 4) == 0 || (row->json_words && memcmp(w, "true", 4) == 0)))
         out(p, "true", 4);
-    else if (n == 5 && memcmp(w, "False", 5) == 0)
+    else if (n == 5 && (memcmp(w, "False", 5) == 0 || (row->json_words && memcmp(w, "false", 5) == 0)))
         out(p, "false", 5);
-    else if (n == 4 && memcmp(w, "None", 4) == 0)
+    else if (n == 4 && (memcmp(w, "None", 4) == 0 || (row->json_words && memcmp(w, "null", 4) == 0)))
         out(p, "null", 4);
     else
         return -1;
@@ -532,7 +583,7 @@ static size_t string_run(tp_parser *p, const uint8_t *s, size_t n, uint64_t base
 }
 
 /* P_VALUE: one step of the value machine; returns the bytes consumed */
-static size_t value_step(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+static size_t value_step(tp_parser *p, const py_row *row, const uint8_t *s, size_t n, uint64_t off)
 {
     uint8_t c = s[0];
     switch (p->vkind) {
@@ -602,7 +653,7 @@ static size_t value_step(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
             tp_buf_clear(&p->pending);
             return 1;
         }
-        if ((p->js.str_is_key & STR_KEY) || (p->vkind == V_WORD ? word_done(p) : number_done(p))) {
+        if ((p->js.str_is_key & STR_KEY) || (p->vkind == V_WORD ? word_done(p, row) : number_done(p))) {
             bad_value(p, off, 0);
             return 0;
         }
@@ -658,7 +709,26 @@ static size_t value_step(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
     return 1;
 }
 
-static void py_feed(tp_parser *p, const uint8_t *s, size_t n)
+/* block rows: the list (or a bare call) is over; the end tag follows */
+static void to_end_tag(tp_parser *p, int reported)
+{
+    p->mode = P_END;
+    p->node = 0;
+    p->trailing_reported = (uint8_t)reported; /* bytes before the end tag: reported once */
+}
+
+/* block rows: the end tag closed the block */
+static void block_over(tp_parser *p)
+{
+    tp_raw_end(p); /* (a block without a call: markup) */
+    p->mode = P_TEXT;
+    p->node = 0;
+    p->after_call = 1;
+}
+
+/* Reads s[0:n); returns the bytes read: all of them, unless the block was
+ * handed to fmt_jsontag.c (p->engine_alt) at a `{` */
+static size_t py_feed_upto(tp_parser *p, const py_row *w, const uint8_t *s, size_t n)
 {
     size_t i = 0;
     while (i < n && !p->oom) {
@@ -667,17 +737,45 @@ static void py_feed(tp_parser *p, const uint8_t *s, size_t n)
         switch (p->mode) {
         case P_TEXT: {
             int match;
-            i += tp_scan_text(p, &text_m, s + i, n - i, &match);
-            if (match == 0) {
+            i += tp_scan_text(p, &w->text_m, s + i, n - i, &match);
+            if (match >= 0 && match == w->list_pat) {
                 p->mode = P_OPEN;
                 p->fstate = O_WS;
                 p->trailing_reported = 0;
                 p->call_off = p->base + i - 1;
                 tp_buf_clear(&p->pending);
                 tp_buf_push(&p->pending, '[');
-            } /* <|python_start|>, <|python_end|>: dropped */
+            } else if (match >= 0 && match == w->block_pat) {
+                size_t ml = strlen(w->pats[match]);
+                tp_raw_begin(p, w->pats[match], ml, i); /* the block's text, until a call is announced */
+                tp_text_call_starts(p); /* (the whitespace held before the tag is in that record) */
+                p->call_off = p->base + i - ml;
+                p->mode = P_BLOCK;
+            } /* other markers (<|python_start|>, <|python_end|>): dropped */
             break;
         }
+        case P_BLOCK:
+        case P_LIST0:
+            if (tp_is_ws(c)) {
+                i++;
+            } else if (c == '[' && p->mode == P_BLOCK) {
+                p->mode = P_LIST0;
+                i++;
+            } else if (c == ']' && p->mode == P_LIST0) { /* an empty list */
+                i++;
+                to_end_tag(p, 0);
+            } else if (c == '{' && w->json_calls) {
+                i++;
+                p->engine_alt = 1;
+                tp_jsontag_lfm2_enter(p, p->call_off);
+                return i;
+            } else { /* a call (what is not one is reported by P_OPEN) */
+                p->mode = P_OPEN;
+                p->fstate = O_WS;
+                p->trailing_reported = 1; /* in the block: committed at `(` */
+                tp_buf_clear(&p->pending);
+            }
+            break;
         case P_OPEN: {
             int used;
             open_step(p, c, off, &used);
@@ -705,7 +803,7 @@ static void py_feed(tp_parser *p, const uint8_t *s, size_t n)
             }
             break;
         case P_VALUE:
-            i += value_step(p, s + i, n - i, off);
+            i += value_step(p, w, s + i, n - i, off);
             break;
         case P_AFTER_ARG:
             if (tp_is_ws(c)) {
@@ -733,18 +831,48 @@ static void py_feed(tp_parser *p, const uint8_t *s, size_t n)
                 tp_buf_clear(&p->pending);
             } else if (c == ']') {
                 i++;
-                p->mode = P_TEXT;
-                p->node = 0;
-                p->after_call = 1;
+                if (w->block_end) {
+                    to_end_tag(p, 0);
+                } else {
+                    p->mode = P_TEXT;
+                    p->node = 0;
+                    p->after_call = 1;
+                }
+            } else if (w->block_end) {
+                to_end_tag(p, 0); /* a bare call (or a list without its `]`) */
             } else {
                 broken(p, TP_ERR_BAD_MARKUP, off, 1, 0);
             }
             break;
+        case P_END: {
+            int match, junk;
+            size_t junk_at = 0;
+            size_t k = tp_scan_skip(p, &w->end_m, s + i, n - i, &match, &junk, &junk_at);
+            if (junk && !p->trailing_reported) {
+                p->trailing_reported = 1;
+                tp_ev_error(p, TP_ERR_TRAILING, p->base + i + junk_at, -1, NULL, 0);
+            }
+            i += k;
+            if (match == 0)
+                block_over(p);
+            break;
+        }
         case P_RESYNC: {
-            /* brackets outside Python strings (' or "), to the list's `]` */
+            /* brackets outside Python strings (' or "), to the list's `]`;
+             * in a block, its end tag ends the skip wherever it comes */
             size_t k = i;
+            int ended = 0;
             for (; k < n && p->resync_depth; k++) {
                 uint8_t b = s[k];
+                if (w->block_end) {
+                    p->nx_pos = b == (uint8_t)w->block_end[p->nx_pos] ? p->nx_pos + 1
+                              : b == (uint8_t)w->block_end[0];
+                    if (p->nx_pos == w->end_len) {
+                        k++;
+                        ended = 1;
+                        break;
+                    }
+                }
                 if (p->js.num_state == E_BS)
                     p->js.num_state = E_NONE;
                 else if (p->resync_str && b == '\\')
@@ -759,12 +887,16 @@ static void py_feed(tp_parser *p, const uint8_t *s, size_t n)
                     p->resync_depth--;
             }
             i = k;
-            if (!p->resync_depth && p->have_name) {
+            if (ended) {
+                block_over(p);
+            } else if (!p->resync_depth && p->have_name) {
                 /* the broken call's `)`: its dropped text ends there (as a
                  * refused call's does, call_done), so the list's next call,
                  * or its next error, records from its own first byte */
                 tp_drop_end_off(p, p->base + i);
                 p->mode = P_AFTER_CALL; /* the list goes on */
+            } else if (!p->resync_depth && w->block_end) {
+                to_end_tag(p, 1); /* (the error was reported) */
             } else if (!p->resync_depth) {
                 p->mode = P_TEXT;
                 p->node = 0;
@@ -774,19 +906,29 @@ static void py_feed(tp_parser *p, const uint8_t *s, size_t n)
         }
         }
     }
+    return i;
 }
 
-static void py_finish(tp_parser *p)
+static void py_finish_row(tp_parser *p, const py_row *w)
 {
     switch (p->mode) {
     case P_TEXT:
-        tp_release_held(p, &text_m);
+        tp_release_held(p, &w->text_m);
         break;
     case P_OPEN:
         if (p->trailing_reported)
             tp_call_unterminated(p);
         else
             not_a_list(p); /* a `[` and the end: prose */
+        break;
+    case P_BLOCK:
+    case P_LIST0: /* the block tag and the end: a call cut off */
+        tp_call_unterminated(p);
+        break;
+    case P_END: /* the calls are complete, the end tag missing */
+        p->node = 0; /* (a partial end tag: markup) */
+        if (p->raw_on) /* a block without a call */
+            tp_call_unterminated(p);
         break;
     case P_RESYNC:
     case P_AFTER_CALL: /* calls complete, the list's `]` missing */
@@ -801,4 +943,54 @@ static void py_finish(tp_parser *p)
     tp_text_finish(p);
 }
 
+static void py_feed(tp_parser *p, const uint8_t *s, size_t n) { py_feed_upto(p, &ROWS[ROW_PYTHONIC], s, n); }
+static void py_finish(tp_parser *p) { py_finish_row(p, &ROWS[ROW_PYTHONIC]); }
+
 const tp_format tp_fmt_pythonic = {"pythonic", py_feed, py_finish};
+
+/* lfm2: the block moves between this engine and fmt_jsontag.c's lfm2 row
+ * (JSON calls); each hand-over ends a piece of the chunk as a chunk's end
+ * does (the raw and dropped-text records), so each engine reads its piece
+ * at its own stream offset */
+static void lfm2_feed(tp_parser *p, const uint8_t *s, size_t n)
+{
+    const uint8_t *s0 = s;
+    size_t n0 = n;
+    uint64_t base0 = p->base;
+    for (;;) {
+        int alt = p->engine_alt;
+        size_t i = alt ? tp_jsontag_lfm2_feed(p, s, n) : py_feed_upto(p, &ROWS[ROW_LFM2], s, n);
+        if (alt && !p->engine_alt) { /* the JSON block ended: prose again */
+            p->mode = P_TEXT;
+            p->node = 0;
+            p->discard = 0;
+        }
+        if (i >= n || p->oom || alt == p->engine_alt)
+            break;
+        tp_raw_chunk_end(p, s, i);
+        tp_drop_keep_tail(p, s, i);
+        p->base += i;
+        s += i;
+        n -= i;
+        p->chunk = s;
+        p->chunk_n = n;
+    }
+    if (s != s0) {
+        tp_raw_chunk_end(p, s, n);
+        p->base = base0;
+        p->chunk = s0;
+        p->chunk_n = n0;
+        p->raw_at = n0; /* recorded piece by piece: nothing more of this chunk */
+        p->drop_at = n0;
+    }
+}
+
+static void lfm2_finish(tp_parser *p)
+{
+    if (p->engine_alt)
+        tp_jsontag_lfm2_finish(p);
+    else
+        py_finish_row(p, &ROWS[ROW_LFM2]);
+}
+
+const tp_format tp_fmt_lfm2 = {"lfm2", lfm2_feed, lfm2_finish};

@@ -190,4 +190,11 @@ extern const tp_format tp_fmt_gemma4; /* fmt_kvcall.c */
 extern const tp_format tp_fmt_inkling; /* fmt_jsontag.c */
 int tp_fmt_kvcall_init(void);
 
+extern const tp_format tp_fmt_lfm2; /* fmt_pythonic.c */
+/* fmt_jsontag.c: LFM2's JSON form, handed over by fmt_pythonic.c's lfm2 row
+ * (feed returns the bytes read: it stops where it hands the block back) */
+void tp_jsontag_lfm2_enter(tp_parser *p, uint64_t call_off);
+size_t tp_jsontag_lfm2_feed(tp_parser *p, const uint8_t *s, size_t n);
+void tp_jsontag_lfm2_finish(tp_parser *p);
+
 #endif

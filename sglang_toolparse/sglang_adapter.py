@@ -1051,3 +1051,21 @@ class InklingNativeDetector(NativeDetectorMixin, InklingDetector):
     _tp_token_lead = "<|"  # every control token the core reads in text
     _tp_forwards_all = True
     parser_name = "inkling_native"
+
+
+# ---- Liquid LFM2 / LFM2.5 (issue 23): a row of the pythonic engine ----------
+from sglang.srt.function_call.lfm2_detector import Lfm2Detector  # noqa: E402
+
+
+class Lfm2NativeDetector(NativeDetectorMixin, Lfm2Detector):
+    """Liquid LFM2 / LFM2.5 (`<|tool_call_start|>[f(a='x', n=1), g()]<|tool_call_end|>`,
+    the template's render_tool_calls; also the JSON form
+    `[{"name": ..., "arguments": {...}}]` and a bare call or object, as
+    SGLang reads them), native core: a row of fmt_pythonic.c, the JSON form
+    a row of fmt_jsontag.c; strings streamed as generated, each call its own
+    index across blocks."""
+
+    _tp_format = "lfm2"
+    _tp_markers = ("<|tool_call_start|>",)
+    _tp_token_lead = "<|tool_call_start|>"  # the one token the core reads in text (a stray end tag is text)
+    parser_name = "lfm2_native"

@@ -89,6 +89,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "gigachat3_native": ("GigaChat3NativeDetector", "gigachat3"),
     "gemma4_native": ("Gemma4NativeDetector", "gemma4"),
     "inkling_native": ("InklingNativeDetector", "inkling"),
+    "lfm2_native": ("Lfm2NativeDetector", "lfm2"),
 }
 
 

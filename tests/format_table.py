@@ -771,4 +771,37 @@ TABLE["inkling"] = FormatSpec(
         _INK[0] + _INK[5] + "think<|" + _INK[2] + _INK[0] + "g" + _INK[6] + "echo hi" + _INK[2] + _INK[1] + " nope",
         _INK[0] + "f<" + _INK[1] + '{"name": "f", "args": {}} junk' + _INK[2] + _INK[0] + "f" + _INK[1] + '{"name": "f", oops}'
         + _INK[2] + _INK[0] + "f" + _INK[1] + '{"name": "f", "args": {"a": "b',
+
+
+# Liquid LFM2 / LFM2.5: its chat template's render_tool_calls (LFM2.5's
+# format_arg_value: strings in '...' with \\, \', \n, \r escaped; lists and
+# dicts with tojson; other values with `string`)
+_LFM2 = ("<|tool_call_start|>", "<|tool_call_end|>")
+
+
+def lfm2_value(v) -> str:
+    if isinstance(v, str):
+        return "'" + v.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n").replace("\r", "\\r") + "'"
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, ensure_ascii=False)
+    return str(v)
+
+
+def render_lfm2(name: str, args: str) -> str:
+    a = json.loads(args) if isinstance(args, str) else args
+    if not isinstance(a, dict):  # not expressible as keywords: a positional value (malformed)
+        return "%s(%s)" % (name, lfm2_value(a))
+    return "%s(%s)" % (name, ", ".join("%s=%s" % (k, lfm2_value(v)) for k, v in a.items()))
+
+
+TABLE["lfm2"] = FormatSpec(
+    "lfm2", _LFM2 + ("[", "]", "(", ")", "=", "{", "'", "true", "null", "None", '{"name": '),
+    render_call=render_lfm2, block=lambda calls: _LFM2[0] + "[" + ", ".join(calls) + "]" + _LFM2[1],
+    json_args=False,
+    extra_seeds=(
+        "Hi [1] <|tool_call_start|>[f(a='x\\'y', b=[1, -2.5e3, null], c={\"k\": true}), f()]<|tool_call_end|> done",
+        '<|tool_call_start|>[{"name": "f", "arguments": {"a": 1}}, {"name": "g"}]<|tool_call_end|>'
+        "<|tool_call_start|>f(a=None)<|tool_call_end|><|tool_call_start|>{\"name\": \"f\"} x<|tool_call_end|>",
+        "<|tool_call_start|>[f(a=x), f(b='<|tool_call_end|>'), g(c=1)] junk<|tool_call_end|> <|tool_call_end|>",
+        "<|tool_call_start|>[]<|tool_call_end|><|tool_call_start|>[f(a=\"cut <|tool_call_end|>tail <|tool_call_start|>[{\"na",
     ))

@@ -26,6 +26,7 @@ srt/arg_groups/serving_hook.py | handle_deprecated_args | lookup | deprecated_to
 srt/arg_groups/serving_hook.py | handle_deprecated_args | passed | declare_resolution(server_args, '_handle_deprecated_args', tool_call_parser=deprecated_tool_call_parsers[cfg.tool_call_parser]) | 1
 srt/configs/iquest_q1.py | IQuestQ1Config | literal | 'iquest_q1' | 1
 srt/configs/kimi_k3.py | KimiK3Config | literal | 'kimi_k3' | 1
+srt/configs/lfm2.py | <module> | literal | 'lfm2' | 1
 srt/configs/load_config.py | LoadFormat | literal | 'mistral' | 1
 srt/configs/nanbeige.py | NanbeigeConfig | literal | 'nanbeige' | 1
 srt/configs/step3p5.py | Step3p5Config | literal | 'step3p5' | 1
@@ -199,6 +200,7 @@ srt/parser/template_detection.py | <module> | literal | 'hunyuan' | 4
 srt/parser/template_detection.py | <module> | literal | 'interns1' | 4
 srt/parser/template_detection.py | <module> | literal | 'iquest_q1' | 4
 srt/parser/template_detection.py | <module> | literal | 'kimi_k2' | 4
+srt/parser/template_detection.py | <module> | literal | 'lfm2' | 2
 srt/parser/template_detection.py | <module> | literal | 'ling3' | 4
 srt/parser/template_detection.py | <module> | literal | 'mimo' | 4
 srt/parser/template_detection.py | <module> | literal | 'minicpm5' | 2
@@ -339,4 +341,5 @@ WHY = {
     'srt/entrypoints/openai/chat_encoding.py | encode_simple_chat': "compares the chat-encoding spec with 'inkling' (resolved from the architecture, not the tool parser)",
     'srt/entrypoints/openai/serving_inkling.py | InklingChatEncodingAdapter.__init__': "'inkling' in {reasoning parser, served tool parser}: the served name is X, so the Inkling adapter parses token ids as for the builtin (docs/SERVING.md)",
     'srt/lora/lora.py | LoRAAdapter._normalize_shared_expert_moe': "'inkling' is a model type there, not the tool parser",
+    'srt/configs/lfm2.py | <module>': "'lfm2' is the HF model_type the config class is registered under, not the tool parser",
 }

@@ -427,6 +427,14 @@ CANNED["inkling"] = "<|message_model|><|content_text|>%s<|end_message|>%s<|conte
 SPECIAL_TOKENS["inkling"] = ("<|message_model|>", "<|content_text|>", "<|content_invoke_tool_json|>",
                              "<|end_message|>", "<|content_model_end_sampling|>")
 
+# Liquid LFM2 / LFM2.5 (issue 23), as its chat template's render_tool_calls
+# writes them: one block, the calls as a Python list
+from format_table import render_lfm2  # noqa: E402
+
+CANNED["lfm2"] = PROSE + "<|tool_call_start|>[" + ", ".join(
+    render_lfm2(n, json.dumps(a)) for n, a in EXPECTED_CALLS) + "]<|tool_call_end|>"
+SPECIAL_TOKENS["lfm2"] = ("<|tool_call_start|>", "<|tool_call_end|>")
+
 
 def _cases(kind):
     for native, (_cls, builtin) in sorted(NATIVE_NAMES.items()):
@@ -625,3 +633,4 @@ def test_kimi_call_ids_through_serving_layer(monkeypatch, incremental, parser):
     finally:
         enum.clear()
         enum.update(saved)
+

@@ -375,6 +375,26 @@ def render_inkling(prose: str, calls: Sequence[Call]) -> str:
     return out + "<|content_model_end_sampling|>"
 
 
+def _lfm2_value(v: Any) -> str:
+    if isinstance(v, str):
+        return "'" + v.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n").replace("\r", "\\r") + "'"
+    if isinstance(v, (dict, list)):
+        return _dumps(v)
+    return str(v)
+
+
+def render_lfm2(prose: str, calls: Sequence[Call]) -> str:
+    """Liquid LFM2.5: `<|tool_call_start|>[NAME(K=V, ...), ...]<|tool_call_end|>`,
+    values as its chat template's format_arg_value writes them ('...'
+    strings with \\, \', \n, \r escaped; lists and dicts with tojson;
+    the rest with `string`)."""
+    if not calls:
+        return prose
+    body = ", ".join("%s(%s)" % (n, ", ".join("%s=%s" % (k, _lfm2_value(v)) for k, v in a.items()))
+                     for n, a in calls)
+    return prose + "<|tool_call_start|>[" + body + "]<|tool_call_end|>"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -415,6 +435,7 @@ RENDERERS: Dict[str, Renderer] = {
     "gigachat3": render_gigachat3,
     "gemma4": render_gemma4,
     "inkling": render_inkling,
+    "lfm2": render_lfm2,
 }
 
 
@@ -575,6 +596,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "gemma4": ("<|tool_call>", "<tool_call|>", '<|"|>'),
     "inkling": ("<|message_model|>", "<|content_text|>", "<|content_invoke_tool_json|>", "<|end_message|>",
                 "<|content_model_end_sampling|>"),
+    "lfm2": ("<|tool_call_start|>", "<|tool_call_end|>"),
 }
 
 
