@@ -771,6 +771,7 @@ TABLE["inkling"] = FormatSpec(
         _INK[0] + _INK[5] + "think<|" + _INK[2] + _INK[0] + "g" + _INK[6] + "echo hi" + _INK[2] + _INK[1] + " nope",
         _INK[0] + "f<" + _INK[1] + '{"name": "f", "args": {}} junk' + _INK[2] + _INK[0] + "f" + _INK[1] + '{"name": "f", oops}'
         + _INK[2] + _INK[0] + "f" + _INK[1] + '{"name": "f", "args": {"a": "b',
+    ))
 
 
 # Liquid LFM2 / LFM2.5: its chat template's render_tool_calls (LFM2.5's
