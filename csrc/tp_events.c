@@ -179,6 +179,13 @@ void tp_text_call_starts(tp_parser *p)
     p->ws_long = 0;
 }
 
+void tp_text_flush_ws(tp_parser *p)
+{
+    flush_ws(p);
+    p->ws_long = 0;
+    p->after_call = 0;
+}
+
 void tp_text_finish(tp_parser *p)
 {
     if (p->after_call)

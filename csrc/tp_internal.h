@@ -22,6 +22,7 @@ void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
 /* --- text layer: whitespace next to calls is template formatting --- */
 void tp_text(tp_parser *p, const uint8_t *s, size_t n);
 void tp_text_call_starts(tp_parser *p); /* drop held whitespace */
+void tp_text_flush_ws(tp_parser *p);   /* held whitespace is text (k2_horizon) */
 void tp_text_finish(tp_parser *p);
 
 /* Runs the matcher over p[0:n) in text mode, emitting text through
@@ -187,5 +188,7 @@ extern const tp_format tp_fmt_gigachat3;
 
 extern const tp_format tp_fmt_gemma4; /* fmt_kvcall.c */
 int tp_fmt_kvcall_init(void);
+
+extern const tp_format tp_fmt_k2_horizon; /* fmt_glm.c */
 
 #endif

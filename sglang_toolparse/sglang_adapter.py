@@ -1016,3 +1016,7 @@ class Gemma4NativeDetector(NativeDetectorMixin, Gemma4Detector):
     _tp_token_lead = "<|tool_call>"  # the one token the core reads in text
     _tp_forwards_all = True
     parser_name = "gemma4_native"
+
+
+# ---- K2 Horizon (issue 23): a row of the GLM engine, with SGLang's detector for a JSON first call ----
+from sglang_toolparse.k2_horizon_adapter import K2HorizonNativeDetector  # noqa: E402,F401

@@ -88,6 +88,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "interns1_native": ("InternS1NativeDetector", "interns1"),
     "gigachat3_native": ("GigaChat3NativeDetector", "gigachat3"),
     "gemma4_native": ("Gemma4NativeDetector", "gemma4"),
+    "k2_horizon_native": ("K2HorizonNativeDetector", "k2_horizon"),
 }
 
 

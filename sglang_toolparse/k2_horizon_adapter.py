@@ -1,0 +1,194 @@
+"""`k2_horizon_native`: MBZUAI/LLM360 K2 Horizon's `<ifm|...>` tool calls.
+
+The chat template writes calls in one of three dialects, chosen by its
+`tool_call_format` (one per conversation) and all read by SGLang's
+K2V3Detector from what a call holds:
+
+- `xml`:       <ifm|tool_call>NAME\\n<ifm|arg_key>K</ifm|arg_key>\\n<ifm|arg_value>V</ifm|arg_value>\\n</ifm|tool_call>
+- `xml_typed`: the same with <ifm|arg_type>T</ifm|arg_type>\\n before each value
+- `json`:      <ifm|tool_call>{"name": ..., "arguments": {...}}</ifm|tool_call>
+
+inside an optional <ifm|tool_calls> group. The two XML dialects are a row of
+the GLM engine (csrc/fmt_glm.c: an optional group, a type tag), typed by
+glm_row_types.k2_* and streamed as generated. Two shapes are left to
+SGLang's own detector, exactly (docs/PARSERS.md):
+
+- a stream whose *first* call has a JSON body (the template's `json`
+  dialect): from the moment that body's first character shows, SGLang's
+  K2V3Detector replays the stream's chunks and parses the rest; the text
+  already sent is not sent again;
+- a stream that begins (after blanks) with an <ifm|think>,
+  <ifm|think_fast> or <ifm|think_faster> block, which the builtin passes
+  through as text without looking for calls in it: decided before anything
+  is sent (at most the opener's length is held).
+
+Everything else never leaves the native path; the gate's cost is one
+`str.find` over the new text until the first call's dialect is known.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any, List, Optional, Tuple
+
+from sglang.srt.function_call.core_types import StreamingParseResult
+from sglang.srt.function_call.k2_v3_detector import K2V3Detector
+
+from sglang_toolparse.sglang_adapter import NativeDetectorMixin
+
+logger = logging.getLogger(__name__)
+
+CALL = "<ifm|tool_call>"
+THINK_OPENERS = ("<ifm|think>", "<ifm|think_fast>", "<ifm|think_faster>")
+
+NATIVE, SGLANG = "native", "sglang"
+
+
+def dialect(text: str, final: bool, search_from: int = 0) -> Optional[str]:
+    """Who parses a stream that begins with `text`: NATIVE, SGLANG, or None
+    while that cannot be told yet (`final`: nothing more will come).
+    `search_from`: where the first call's tag may start (earlier text was
+    looked at already)."""
+    lead = text.lstrip()
+    if not lead:
+        return NATIVE if final else None
+    if lead.startswith(THINK_OPENERS):
+        return SGLANG
+    if any(t.startswith(lead) for t in THINK_OPENERS):
+        return SGLANG if final else None  # a cut-off opener: the builtin passes it through
+    at = text.find(CALL, search_from)
+    if at < 0:
+        return NATIVE if final else None
+    body = text[at + len(CALL):].lstrip()
+    if not body:
+        return NATIVE if final else None
+    return SGLANG if body[0] in "{[" else NATIVE
+
+
+class K2HorizonNativeDetector(NativeDetectorMixin, K2V3Detector):
+    """K2 Horizon (`<ifm|tool_calls>\\n<ifm|tool_call>NAME\\n<ifm|arg_key>K</ifm|arg_key>\\n
+    [<ifm|arg_type>T</ifm|arg_type>\\n]<ifm|arg_value>V</ifm|arg_value>\\n</ifm|tool_call>\\n</ifm|tool_calls>`),
+    native core: a row of the GLM engine, values streamed as generated and
+    typed as K2V3Detector types them. A first call with a JSON body, or a
+    leading <ifm|think...> block, is parsed by SGLang's K2V3Detector
+    (module docstring)."""
+
+    _tp_format = "k2_horizon"
+    _tp_markers = (CALL,)
+    parser_name = "k2_horizon_native"
+
+    # per detector once streaming starts (class-level defaults until then):
+    # NATIVE / SGLANG once decided; until then the chunks seen (SGLang
+    # replays them), the text sent so far, the stream's start while it may
+    # still be a think opener, and the text from where a call tag may start
+    _k2_mode: Optional[str] = None
+    _k2_chunks: Optional[List[str]] = None
+    _k2_sent: Optional[List[str]] = None
+    _k2_head: Optional[str] = ""  # None once the start is known not to be a think block
+    _k2_tail: str = ""
+
+    # -- one-shot ------------------------------------------------------------
+    def has_tool_call(self, text: str) -> bool:
+        if dialect(text, True) == SGLANG:
+            return K2V3Detector.has_tool_call(self, text)
+        return NativeDetectorMixin.has_tool_call(self, text)
+
+    def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
+        if dialect(text, True) == SGLANG:
+            return K2V3Detector.detect_and_parse(self, text, tools)
+        return NativeDetectorMixin.detect_and_parse(self, text, tools)
+
+    # -- streaming -------------------------------------------------------------
+    def parse_streaming_increment(self, new_text: str, tools: List[Any]) -> StreamingParseResult:
+        if self._k2_mode == SGLANG:
+            return K2V3Detector.parse_streaming_increment(self, new_text, tools)
+        if self._k2_mode == NATIVE:
+            return NativeDetectorMixin.parse_streaming_increment(self, new_text, tools)
+        text, calls = self._k2_step(new_text, tools, False)
+        return StreamingParseResult(normal_text=text, calls=calls)
+
+    def stream_pair(self, new_text: str, tools: List[Any]) -> Tuple[str, List[Any]]:
+        if self._k2_mode == NATIVE:
+            return NativeDetectorMixin.stream_pair(self, new_text, tools)
+        if self._k2_mode == SGLANG:
+            r = K2V3Detector.parse_streaming_increment(self, new_text, tools)
+            return r.normal_text, list(r.calls)
+        return self._k2_step(new_text, tools, False)
+
+    def finish(self, tools: List[Any]) -> StreamingParseResult:
+        if self._k2_mode == SGLANG:
+            return K2V3Detector.finish(self, tools)
+        if self._k2_mode == NATIVE:
+            return NativeDetectorMixin.finish(self, tools)
+        text, calls = self._k2_step("", tools, True)
+        return StreamingParseResult(normal_text=text, calls=calls)
+
+    def _k2_step(self, new_text: str, tools: List[Any], final: bool) -> Tuple[str, list]:
+        """An undecided stream: decide with `new_text` (cost: the new text
+        and a tag's length), feed the native parser what it may read."""
+        if self._k2_chunks is None:
+            self._k2_chunks, self._k2_sent = [], []
+        if new_text:
+            self._k2_chunks.append(new_text)
+        feed = new_text
+        mode = None
+        if self._k2_head is not None:  # the start: a think block or not
+            head = self._k2_head + new_text
+            lead = head.lstrip()
+            if lead.startswith(THINK_OPENERS) or (lead and final and any(t.startswith(lead) for t in THINK_OPENERS)):
+                mode = SGLANG
+            elif not lead or any(t.startswith(lead) for t in THINK_OPENERS):
+                if not final:
+                    self._k2_head = head
+                    return "", []  # nothing may be sent yet
+                mode = NATIVE  # blanks only
+            self._k2_head = None
+            feed = head  # the held start, then the new text
+        if mode is None:
+            tail = self._k2_tail + feed
+            at = tail.find(CALL)
+            if at < 0:
+                self._k2_tail = tail[-(len(CALL) - 1):]
+                mode = NATIVE if final else None
+            else:
+                body = tail[at + len(CALL):].lstrip()
+                if body:
+                    mode = SGLANG if body[0] in "{[" else NATIVE
+                else:
+                    self._k2_tail = tail[at:]
+                    mode = NATIVE if final else None
+        if mode == SGLANG:
+            return self._k2_take_over(tools, final)
+        text, calls = NativeDetectorMixin.stream_pair(self, feed, tools) if feed else ("", [])
+        if mode == NATIVE:
+            self._k2_mode = NATIVE
+            self._k2_chunks = self._k2_sent = None
+            self._k2_tail = ""
+            if final:
+                if self._tp is not None:
+                    t2, c2 = self._to_pair(self._tp.finish())
+                    text, calls = text + t2, calls + c2
+        else:
+            self._k2_sent.append(text)
+        return text, calls
+
+    def _k2_take_over(self, tools: List[Any], final: bool) -> Tuple[str, list]:
+        """SGLang's detector replays the chunks so far, as they came; the
+        text the native parser already sent is not sent again."""
+        chunks, sent = self._k2_chunks or [], "".join(self._k2_sent or ())
+        self._k2_mode = SGLANG
+        self._k2_chunks = self._k2_sent = None
+        self._tp = None  # what the native parser held is SGLang's to read now
+        results = [K2V3Detector.parse_streaming_increment(self, c, tools) for c in chunks]
+        if final:
+            results.append(K2V3Detector.finish(self, tools))
+        normal = "".join(r.normal_text for r in results)
+        calls = [c for r in results for c in r.calls]
+        if not normal.startswith(sent):  # (prose inside a group with blanks at a chunk's start)
+            k = 0
+            while k < min(len(sent), len(normal)) and sent[k] == normal[k]:
+                k += 1
+            logger.warning("%s: SGLang's detector took over a stream whose text so far it reads "
+                           "differently; %d characters were sent as the native parser reads them",
+                           self.parser_name, len(sent) - k)
+            sent = sent[:k]
+        return normal[len(sent):], calls
