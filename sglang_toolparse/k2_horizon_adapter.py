@@ -33,7 +33,6 @@ from typing import Any, List, Optional, Tuple
 from sglang.srt.function_call.core_types import StreamingParseResult
 from sglang.srt.function_call.k2_v3_detector import K2V3Detector
 
-from sglang_toolparse.sglang_adapter import NativeDetectorMixin
 
 logger = logging.getLogger(__name__)
 
@@ -64,17 +63,10 @@ def dialect(text: str, final: bool, search_from: int = 0) -> Optional[str]:
     return SGLANG if body[0] in "{[" else NATIVE
 
 
-class K2HorizonNativeDetector(NativeDetectorMixin, K2V3Detector):
-    """K2 Horizon (`<ifm|tool_calls>\\n<ifm|tool_call>NAME\\n<ifm|arg_key>K</ifm|arg_key>\\n
-    [<ifm|arg_type>T</ifm|arg_type>\\n]<ifm|arg_value>V</ifm|arg_value>\\n</ifm|tool_call>\\n</ifm|tool_calls>`),
-    native core: a row of the GLM engine, values streamed as generated and
-    typed as K2V3Detector types them. A first call with a JSON body, or a
-    leading <ifm|think...> block, is parsed by SGLang's K2V3Detector
-    (module docstring)."""
-
-    _tp_format = "k2_horizon"
-    _tp_markers = (CALL,)
-    parser_name = "k2_horizon_native"
+class K2HorizonGate:
+    """The dialect gate of sglang_adapter.K2HorizonNativeDetector (placed
+    before NativeDetectorMixin and K2V3Detector in its bases): the native
+    parser's methods, or SGLang's detector's where it takes over."""
 
     # per detector once streaming starts (class-level defaults until then):
     # NATIVE / SGLANG once decided; until then the chunks seen (SGLang
@@ -86,29 +78,34 @@ class K2HorizonNativeDetector(NativeDetectorMixin, K2V3Detector):
     _k2_head: Optional[str] = ""  # None once the start is known not to be a think block
     _k2_tail: str = ""
 
+    @staticmethod
+    def _tp_hands_over(text: str) -> bool:
+        """A complete text that SGLang's detector parses (not the core)."""
+        return dialect(text, True) == SGLANG
+
     # -- one-shot ------------------------------------------------------------
     def has_tool_call(self, text: str) -> bool:
         if dialect(text, True) == SGLANG:
             return K2V3Detector.has_tool_call(self, text)
-        return NativeDetectorMixin.has_tool_call(self, text)
+        return super().has_tool_call(text)
 
     def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
         if dialect(text, True) == SGLANG:
             return K2V3Detector.detect_and_parse(self, text, tools)
-        return NativeDetectorMixin.detect_and_parse(self, text, tools)
+        return super().detect_and_parse(text, tools)
 
     # -- streaming -------------------------------------------------------------
     def parse_streaming_increment(self, new_text: str, tools: List[Any]) -> StreamingParseResult:
         if self._k2_mode == SGLANG:
             return K2V3Detector.parse_streaming_increment(self, new_text, tools)
         if self._k2_mode == NATIVE:
-            return NativeDetectorMixin.parse_streaming_increment(self, new_text, tools)
+            return super().parse_streaming_increment(new_text, tools)
         text, calls = self._k2_step(new_text, tools, False)
         return StreamingParseResult(normal_text=text, calls=calls)
 
     def stream_pair(self, new_text: str, tools: List[Any]) -> Tuple[str, List[Any]]:
         if self._k2_mode == NATIVE:
-            return NativeDetectorMixin.stream_pair(self, new_text, tools)
+            return super().stream_pair(new_text, tools)
         if self._k2_mode == SGLANG:
             r = K2V3Detector.parse_streaming_increment(self, new_text, tools)
             return r.normal_text, list(r.calls)
@@ -118,7 +115,7 @@ class K2HorizonNativeDetector(NativeDetectorMixin, K2V3Detector):
         if self._k2_mode == SGLANG:
             return K2V3Detector.finish(self, tools)
         if self._k2_mode == NATIVE:
-            return NativeDetectorMixin.finish(self, tools)
+            return super().finish(tools)
         text, calls = self._k2_step("", tools, True)
         return StreamingParseResult(normal_text=text, calls=calls)
 
@@ -158,7 +155,7 @@ class K2HorizonNativeDetector(NativeDetectorMixin, K2V3Detector):
                     mode = NATIVE if final else None
         if mode == SGLANG:
             return self._k2_take_over(tools, final)
-        text, calls = NativeDetectorMixin.stream_pair(self, feed, tools) if feed else ("", [])
+        text, calls = super().stream_pair(feed, tools) if feed else ("", [])
         if mode == NATIVE:
             self._k2_mode = NATIVE
             self._k2_chunks = self._k2_sent = None
