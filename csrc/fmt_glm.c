@@ -76,6 +76,7 @@ typedef struct {
      * text when the tag says "string" or "any" */
     const char *type_open, *type_close;
     uint8_t ws_text; /* blanks before a call or group tag and after a call are text */
+    uint8_t json_prose; /* a body that starts with '{' or '[' is no name: the tag was prose */
     const char *call_open, *call_close;
     const char *key_open, *key_close, *value_open, *value_close;
     /* more tokens that end a name; with nl_seps the first two are "\n" and
@@ -122,7 +123,7 @@ static glm_row ROWS[] = {
     {.fmt = &tp_fmt_k2_horizon, .group_open = "<ifm|tool_calls>", .group_close = "</ifm|tool_calls>",
      .call_open = "<ifm|tool_call>", .call_close = "</ifm|tool_call>", .key_open = "<ifm|arg_key>",
      .key_close = "</ifm|arg_key>", .value_open = "<ifm|arg_value>", .value_close = "</ifm|arg_value>",
-     .type_open = "<ifm|arg_type>", .type_close = "</ifm|arg_type>", .ws_text = 1},
+     .type_open = "<ifm|arg_type>", .type_close = "</ifm|arg_type>", .ws_text = 1, .json_prose = 1},
 };
 #define NROWS (sizeof(ROWS) / sizeof(ROWS[0]))
 
@@ -434,6 +435,9 @@ static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
             if (p->name.len == 0)
                 continue; /* leading blanks */
             p->have_name = 1;
+        } else if (p->name.len == 0 && (c == '{' || c == '[') && row_of(p)->json_prose) {
+            p->have_args = 1; /* a JSON body (K2's json dialect): not read here */
+            return;
         } else if (p->have_name) {
             p->have_args = 1;
             return;

@@ -776,4 +776,10 @@ TABLE["k2_horizon"] = FormatSpec(
         "<ifm|think>\nplan</ifm|think>\n<ifm|tool_calls><ifm|tool_call>{\"name\": \"f\", \"arguments\": {}}"
         "</ifm|tool_call></ifm|tool_calls>",
         "<ifm|tool_calls>\n<ifm|tool_call>f\n<ifm|arg_key>v</ifm|arg_key>\n<ifm|arg_value>cut </ifm|arg_val",
+        # the typed parameters of fuzz_core.c's PARAMS: a union and an undeclared key read the tag
+        "<ifm|tool_call>f<ifm|arg_key>u</ifm|arg_key><ifm|arg_type> string </ifm|arg_type><ifm|arg_value>12"
+        "</ifm|arg_value><ifm|arg_key>w</ifm|arg_key><ifm|arg_type>any</ifm|arg_type><ifm|arg_value>[1]"
+        "</ifm|arg_value><ifm|arg_key>i</ifm|arg_key><ifm|arg_type>string</ifm|arg_type><ifm|arg_value>7"
+        "</ifm|arg_value><ifm|arg_key>u</ifm|arg_key><ifm|arg_type>strin<ifm|arg_value>3</ifm|arg_value>"
+        "</ifm|tool_call>",
     ))

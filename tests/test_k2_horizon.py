@@ -90,6 +90,10 @@ GOLDEN = {
     "cut_off_inside_a_string": (
         G0 + "\n<ifm|tool_call>read_file\n<ifm|arg_key>path</ifm|arg_key>\n<ifm|arg_value>a.p",
         [CallStart(0, "read_file"), ArgsDelta(0, '{"path": "a.p'), err(0, "unterminated", 92)]),
+    # the json dialect is SGLang's (the adapter hands it over); the row reads its tag as prose
+    "json_body_is_text_natively": (
+        '<ifm|tool_call>{"name":"noop","arguments":{}}</ifm|tool_call>',
+        [Text('<ifm|tool_call>{"name":"noop","arguments":{}}</ifm|tool_call>')]),
     "think_tags_are_text_natively": (
         "<ifm|think>x</ifm|think>ok", [Text("<ifm|think>x</ifm|think>ok")]),
 }

@@ -365,6 +365,17 @@ def render_gemma4(prose: str, calls: Sequence[Call]) -> str:
     return prose + "".join("<|tool_call>call:%s%s<tool_call|>" % (n, _gemma4_value(dict(a))) for n, a in calls)
 
 
+def render_k2_horizon(prose: str, calls: Sequence[Call]) -> str:
+    """MBZUAI/LLM360 K2 Horizon, its chat template's xml dialect: the content,
+    then `<ifm|tool_calls>` with `\n<ifm|tool_call>NAME\n<ifm|arg_key>K</ifm|arg_key>\n
+    <ifm|arg_value>V</ifm|arg_value>\n...</ifm|tool_call>` per call, `\n</ifm|tool_calls>`."""
+    if not calls:
+        return prose
+    return prose + "<ifm|tool_calls>" + "".join("\n<ifm|tool_call>%s\n%s</ifm|tool_call>" % (n, "".join(
+        "<ifm|arg_key>%s</ifm|arg_key>\n<ifm|arg_value>%s</ifm|arg_value>\n" % (k, _glm_value(v))
+        for k, v in a.items())) for n, a in calls) + "\n</ifm|tool_calls>"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -404,6 +415,7 @@ RENDERERS: Dict[str, Renderer] = {
     "interns1": render_interns1,
     "gigachat3": render_gigachat3,
     "gemma4": render_gemma4,
+    "k2_horizon": render_k2_horizon,
 }
 
 
@@ -562,6 +574,8 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "interns1": ("<|action_start|>", "<|plugin|>", "<|action_end|>"),
     "gigachat3": ("<|message_sep|>", "<|role_sep|>", "<|function_call|>"),
     "gemma4": ("<|tool_call>", "<tool_call|>", '<|"|>'),
+    "k2_horizon": ("<ifm|tool_calls>", "</ifm|tool_calls>", "<ifm|tool_call>", "</ifm|tool_call>", "<ifm|arg_key>",
+                   "</ifm|arg_key>", "<ifm|arg_value>", "</ifm|arg_value>"),
 }
 
 
