@@ -28,6 +28,7 @@ Everything else never leaves the native path; the gate's cost is one
 from __future__ import annotations
 
 import logging
+import types
 from typing import Any, List, Optional, Tuple
 
 from sglang.srt.function_call.core_types import StreamingParseResult
@@ -40,24 +41,49 @@ CALL = "<ifm|tool_call>"
 THINK_OPENERS = ("<ifm|think>", "<ifm|think_fast>", "<ifm|think_faster>")
 
 NATIVE, SGLANG = "native", "sglang"
+_LEAD = 32  # longer than every think opener
 
 
-def dialect(text: str, final: bool, search_from: int = 0) -> Optional[str]:
+def find_call(text: str, start: int = 0) -> int:
+    """text.find(CALL, start), by its first character (a search for the
+    whole tag is several times slower on prose)."""
+    i = text.find("<", start)
+    while i >= 0 and not text.startswith(CALL, i):
+        i = text.find("<", i + 1)
+    return i
+
+
+def _think_lead(lead: str, final: bool) -> Optional[bool]:
+    """A stream that starts with `lead` (blanks taken off): True if it
+    starts with a think opener, None while it may still, else False."""
+    if lead[:1] != "<":
+        return False
+    if lead.startswith(THINK_OPENERS):
+        return True
+    if any(t.startswith(lead) for t in THINK_OPENERS):
+        return True if final else None  # a cut-off opener: the builtin passes it through
+    return False
+
+
+def dialect(text: str, final: bool) -> Optional[str]:
     """Who parses a stream that begins with `text`: NATIVE, SGLANG, or None
-    while that cannot be told yet (`final`: nothing more will come).
-    `search_from`: where the first call's tag may start (earlier text was
-    looked at already)."""
-    lead = text.lstrip()
+    while that cannot be told yet (`final`: nothing more will come)."""
+    lead = text[:_LEAD].lstrip()
+    if not lead and len(text) > _LEAD:
+        lead = text.lstrip()[:_LEAD]  # (a long blank start: rare)
     if not lead:
         return NATIVE if final else None
-    if lead.startswith(THINK_OPENERS):
+    think = _think_lead(lead, final)
+    if think is None:
+        return None
+    if think:
         return SGLANG
-    if any(t.startswith(lead) for t in THINK_OPENERS):
-        return SGLANG if final else None  # a cut-off opener: the builtin passes it through
-    at = text.find(CALL, search_from)
+    at = find_call(text)
     if at < 0:
         return NATIVE if final else None
-    body = text[at + len(CALL):].lstrip()
+    body = text[at + len(CALL):at + len(CALL) + _LEAD].lstrip()
+    if not body and len(text) > at + len(CALL) + _LEAD:
+        body = text[at + len(CALL):].lstrip()[:1]
     if not body:
         return NATIVE if final else None
     return SGLANG if body[0] in "{[" else NATIVE
@@ -131,28 +157,31 @@ class K2HorizonGate:
         if self._k2_head is not None:  # the start: a think block or not
             head = self._k2_head + new_text
             lead = head.lstrip()
-            if lead.startswith(THINK_OPENERS) or (lead and final and any(t.startswith(lead) for t in THINK_OPENERS)):
+            think = _think_lead(lead[:_LEAD], final) if lead else (False if final else None)
+            if think is None:
+                self._k2_head = head
+                return "", []  # nothing may be sent yet
+            if think:
                 mode = SGLANG
-            elif not lead or any(t.startswith(lead) for t in THINK_OPENERS):
-                if not final:
-                    self._k2_head = head
-                    return "", []  # nothing may be sent yet
-                mode = NATIVE  # blanks only
             self._k2_head = None
             feed = head  # the held start, then the new text
         if mode is None:
-            tail = self._k2_tail + feed
-            at = tail.find(CALL)
-            if at < 0:
-                self._k2_tail = tail[-(len(CALL) - 1):]
+            if not self._k2_tail and "<" not in feed:  # no tag can start here
                 mode = NATIVE if final else None
             else:
-                body = tail[at + len(CALL):].lstrip()
-                if body:
-                    mode = SGLANG if body[0] in "{[" else NATIVE
-                else:
-                    self._k2_tail = tail[at:]
+                tail = self._k2_tail + feed
+                at = find_call(tail)
+                if at < 0:  # keep where a tag cut at the end may start
+                    lt = tail.find("<", max(0, len(tail) - len(CALL) + 1))
+                    self._k2_tail = tail[lt:] if lt >= 0 else ""
                     mode = NATIVE if final else None
+                else:
+                    body = tail[at + len(CALL):].lstrip()
+                    if body:
+                        mode = SGLANG if body[0] in "{[" else NATIVE
+                    else:
+                        self._k2_tail = CALL  # blanks after the tag: the body is still to come
+                        mode = NATIVE if final else None
         if mode == SGLANG:
             return self._k2_take_over(tools, final)
         text, calls = super().stream_pair(feed, tools) if feed else ("", [])
@@ -160,6 +189,7 @@ class K2HorizonGate:
             self._k2_mode = NATIVE
             self._k2_chunks = self._k2_sent = None
             self._k2_tail = ""
+            self._k2_bind(super(K2HorizonGate, self))
             if final:
                 if self._tp is not None:
                     t2, c2 = self._to_pair(self._tp.finish())
@@ -168,11 +198,22 @@ class K2HorizonGate:
             self._k2_sent.append(text)
         return text, calls
 
+    def _k2_bind(self, native: Any) -> None:
+        """Decided: the stream's methods straight to the native parser's
+        (`native`: this detector's NativeDetectorMixin view) or to SGLang's
+        detector's, so no chunk after this one goes through the gate."""
+        for m in ("parse_streaming_increment", "stream_pair", "finish"):
+            if native is not None:
+                setattr(self, m, getattr(native, m))
+            elif m != "stream_pair":
+                setattr(self, m, types.MethodType(getattr(K2V3Detector, m), self))
+
     def _k2_take_over(self, tools: List[Any], final: bool) -> Tuple[str, list]:
         """SGLang's detector replays the chunks so far, as they came; the
         text the native parser already sent is not sent again."""
         chunks, sent = self._k2_chunks or [], "".join(self._k2_sent or ())
         self._k2_mode = SGLANG
+        self._k2_bind(None)
         self._k2_chunks = self._k2_sent = None
         self._tp = None  # what the native parser held is SGLang's to read now
         results = [K2V3Detector.parse_streaming_increment(self, c, tools) for c in chunks]

@@ -147,6 +147,8 @@ PARITY = {
                      "</ifm|tool_call>\n" + G1, "Ok.\n", [("read_file", '{"path": "a", "line": 2}')]),
     "json_dialect_list": (G0 + '<ifm|tool_call>[{"name": "noop", "arguments": {}}, {"function": {"name": "noop"}}]'
                           "</ifm|tool_call>" + G1, "", [("noop", "{}"), ("noop", "{}")]),
+    "lead_like_a_think_opener": ("  <ifm|thinker> hi " + group(R), "  <ifm|thinker> hi ", [("read_file", R_ARGS)]),
+    "cut_off_think_opener": (" \n<ifm|think_fa", " \n<ifm|think_fa", []),
     "leading_think_passed_through": (
         "<ifm|think>\nplan " + R + "</ifm|think>\nok" + group(R),
         "<ifm|think>\nplan " + R + "</ifm|think>\nok", [("read_file", R_ARGS)]),
@@ -201,7 +203,8 @@ def test_parity_streamed(fcp, sglang_tool, request, impl, case, chunker):
     assert stream_through(fcp, _tools(sglang_tool), name, CHUNKERS[chunker](text)) == (prose, calls)
 
 
-@pytest.mark.parametrize("case", ["json_dialect", "json_dialect_list", "leading_think_passed_through"])
+@pytest.mark.parametrize("case", ["json_dialect", "json_dialect_list", "leading_think_passed_through",
+                                  "lead_like_a_think_opener", "cut_off_think_opener", "content_then_group"])
 def test_handover_is_the_builtin_at_every_split(case):
     """A stream SGLang's detector takes over gives what the builtin gives,
     cut in two anywhere (the text sent before the handover is not repeated)."""
@@ -216,13 +219,14 @@ def test_handover_is_the_builtin_at_every_split(case):
 
     def run(cls, chunks):
         d = cls()
-        out, calls = [], []
-        for c in chunks:
-            r = d.parse_streaming_increment(c, tools)
+        out, calls = [], {}
+        for r in [d.parse_streaming_increment(c, tools) for c in chunks] + [d.finish(tools)]:
             out.append(r.normal_text)
-            calls += [(c.name, c.parameters) for c in r.calls]
-        r = d.finish(tools)
-        return "".join(out + [r.normal_text]), calls + [(c.name, c.parameters) for c in r.calls]
+            for c in r.calls:  # assembled per tool_index, as a client does
+                e = calls.setdefault(c.tool_index, ["", ""])
+                e[0] = c.name or e[0]
+                e[1] += c.parameters or ""
+        return "".join(out), [tuple(calls[k]) for k in sorted(calls)]
 
     for chunks in every_split(text):
         assert run(K2HorizonNativeDetector, chunks) == run(K2V3Detector, chunks), chunks
