@@ -50,11 +50,12 @@ enum {
     M_VALUE,     /* inside <arg_value>...</arg_value> */
     M_SKIP,      /* a broken call: drop everything up to its end tag */
     M_BLOCK,     /* inside a wrapper block, between calls */
+    M_TYPE,      /* inside a row's type tag (k2_horizon's <ifm|arg_type>) */
 };
 enum { VK_DROP, VK_RAW, VK_STREAM };
 
 /* marker indices of each matcher (the block ones only in a block row) */
-enum { T_OPEN, T_STRAY };                   /* text_m: call (block) opener, stray closer */
+enum { T_OPEN, T_STRAY, T_GOPEN, T_GCLOSE }; /* text_m: call (block) opener, stray closer; an optional group's tags */
 enum { B_CALL, B_END, B_STRAY, B_NESTED };  /* block_m */
 enum { N_KEY, N_CLOSE, N_SEP };             /* name_m: then the row's separators */
 enum { W_KEY, W_CLOSE, W_CALL, W_BLOCK_END };             /* between_m */
@@ -66,13 +67,23 @@ enum { S_CLOSE, S_CALL, S_BLOCK_END };                    /* skip_m */
 typedef struct {
     const tp_format *fmt;
     const char *block_open, *block_close; /* NULL: calls stand alone */
+    /* an optional group (k2_horizon): calls inside it or alone; its tags are
+     * markup wherever they stand, blanks inside it (after its opener or a
+     * call) are formatting */
+    const char *group_open, *group_close;
+    /* a type tag between a key and its value (k2_horizon's xml_typed): the
+     * value of a parameter the schema leaves untyped or a union is its raw
+     * text when the tag says "string" or "any" */
+    const char *type_open, *type_close;
+    uint8_t ws_text; /* blanks before a call or group tag and after a call are text */
+    uint8_t json_prose; /* a body that starts with '{' or '[' is no name: the tag was prose */
     const char *call_open, *call_close;
     const char *key_open, *key_close, *value_open, *value_close;
     /* more tokens that end a name; with nl_seps the first two are "\n" and
      * "\\n" (blank lines before a name are skipped) */
     const char *seps[MAX_SEPS];
     uint8_t nseps, nl_seps;
-    tp_matcher text_m, block_m, name_m, between_m, key_m, akey_m, value_m, skip_m;
+    tp_matcher text_m, block_m, name_m, between_m, key_m, akey_m, value_m, skip_m, type_m;
 } glm_row;
 
 #define GLM_TAGS                                                                     \
@@ -104,6 +115,15 @@ static glm_row ROWS[] = {
      .key_open = "<arg_key:opensource>", .key_close = "</arg_key:opensource>",
      .value_open = "<arg_value:opensource>", .value_close = "</arg_value:opensource>",
      .seps = {"<tool_sep:opensource>", "<tool_sep>"}, .nseps = 2},
+    /* MBZUAI/LLM360 K2 Horizon (the chat template's xml and xml_typed
+     * tool_call_format): <ifm|tool_calls>\n<ifm|tool_call>NAME\n
+     * <ifm|arg_key>K</ifm|arg_key>\n[<ifm|arg_type>T</ifm|arg_type>\n]
+     * <ifm|arg_value>V</ifm|arg_value>\n</ifm|tool_call>\n</ifm|tool_calls>;
+     * the name ends at <ifm|arg_key> or </ifm|tool_call> */
+    {.fmt = &tp_fmt_k2_horizon, .group_open = "<ifm|tool_calls>", .group_close = "</ifm|tool_calls>",
+     .call_open = "<ifm|tool_call>", .call_close = "</ifm|tool_call>", .key_open = "<ifm|arg_key>",
+     .key_close = "</ifm|arg_key>", .value_open = "<ifm|arg_value>", .value_close = "</ifm|arg_value>",
+     .type_open = "<ifm|arg_type>", .type_close = "</ifm|arg_type>", .ws_text = 1, .json_prose = 1},
 };
 #define NROWS (sizeof(ROWS) / sizeof(ROWS[0]))
 
@@ -111,23 +131,29 @@ int tp_fmt_glm_init(void)
 {
     for (size_t i = 0; i < NROWS; i++) {
         glm_row *r = &ROWS[i];
-        const char *bc = r->block_close;
+        const char *bc = r->block_close ? r->block_close : r->group_close;
         int nb = bc ? 1 : 0;
-        const char *text_p[] = {r->block_open ? r->block_open : r->call_open, bc ? bc : r->call_close};
-        const char *block_p[] = {r->call_open, bc, r->call_close, r->block_open};
+        int ng = r->group_open ? 2 : 0;
+        const char *text_p[] = {r->block_open ? r->block_open : r->call_open,
+                                r->block_close ? r->block_close : r->call_close, r->group_open, r->group_close};
+        const char *block_p[] = {r->call_open, bc, r->call_close, r->block_open ? r->block_open : r->group_open};
         const char *name_p[2 + MAX_SEPS] = {r->key_open, r->call_close};
         for (int k = 0; k < r->nseps; k++)
             name_p[2 + k] = r->seps[k];
         const char *between_p[] = {r->key_open, r->call_close, r->call_open, bc};
         const char *key_p[] = {r->key_close};
-        const char *akey_p[] = {r->value_open, r->key_open, r->call_close, r->call_open, bc};
+        const char *akey_p[6] = {r->value_open, r->key_open, r->call_close, r->call_open, bc};
+        int nakey = 4 + nb;
+        if (r->type_open)
+            akey_p[nakey++] = r->type_open;
+        const char *type_p[] = {r->type_close};
         const char *value_p[] = {r->value_close};
         const char *skip_p[] = {r->call_close, r->call_open, bc};
-        if (tp_matcher_build(&r->text_m, text_p, 2) || (nb && tp_matcher_build(&r->block_m, block_p, 4)) ||
+        if (tp_matcher_build(&r->text_m, text_p, 2 + ng) || (nb && tp_matcher_build(&r->block_m, block_p, 4)) ||
             tp_matcher_build(&r->name_m, name_p, 2 + r->nseps) ||
             tp_matcher_build(&r->between_m, between_p, 3 + nb) || tp_matcher_build(&r->key_m, key_p, 1) ||
-            tp_matcher_build(&r->akey_m, akey_p, 4 + nb) || tp_matcher_build(&r->value_m, value_p, 1) ||
-            tp_matcher_build(&r->skip_m, skip_p, 2 + nb))
+            tp_matcher_build(&r->akey_m, akey_p, nakey) || tp_matcher_build(&r->value_m, value_p, 1) ||
+            tp_matcher_build(&r->skip_m, skip_p, 2 + nb) || (r->type_open && tp_matcher_build(&r->type_m, type_p, 1)))
             return -1;
     }
     return 0;
@@ -144,7 +170,7 @@ static const glm_row *row_of(const tp_parser *p)
 /* where a call's end leads: back to prose, or into the block */
 static void go_home(tp_parser *p, const glm_row *r)
 {
-    p->mode = r->block_open ? M_BLOCK : M_TEXT;
+    p->mode = r->block_open || p->fgroup ? M_BLOCK : M_TEXT;
     p->fstate = 0; /* block: leading blanks are formatting */
 }
 
@@ -255,10 +281,24 @@ static void name_done(tp_parser *p, const glm_row *r, int match, uint64_t off)
     else
         p->mode = M_BETWEEN;
     tp_buf_clear(&p->key);
+    tp_buf_clear(&p->name); /* from here on: the type tag of the key being read */
+}
+
+/* the type tag read for this key says the value is text ("string" or
+ * "any", blanks around it ignored) */
+static int type_is_text(const tp_buf *t)
+{
+    size_t a = 0, b = t->len;
+    while (a < b && is_blank(t->data[a]))
+        a++;
+    while (b > a && is_blank(t->data[b - 1]))
+        b--;
+    return (b - a == 6 && memcmp(t->data + a, "string", 6) == 0) ||
+           (b - a == 3 && memcmp(t->data + a, "any", 3) == 0);
 }
 
 /* <arg_value> opens the value of the key just read */
-static void value_open(tp_parser *p)
+static void value_open(tp_parser *p, const glm_row *r)
 {
     unsigned mask;
     int kind;
@@ -283,7 +323,10 @@ static void value_open(tp_parser *p)
     kind = tp_parser_param_kind_mask(p, p->tool_id, p->key.data, p->key.len, &mask);
     if (kind < 0 && p->rules->untyped_tools)
         kind = TP_KIND_UNTYPED;
-    if (kind == TP_PARAM_STRING ||
+    /* the schema decides; where it leaves the type open, the model's tag */
+    int wire_text = r->type_open && (kind < 0 || kind == TP_KIND_UNTYPED || kind == TP_KIND_UNION) &&
+                    type_is_text(&p->name);
+    if (kind == TP_PARAM_STRING || wire_text ||
         (kind >= 0 && kind < TP_KIND__COUNT && kind != TP_KIND_HOST && p->rules->steps[kind] == 0)) {
         args_lit(p, "\""); /* the raw text, streamed as it is generated */
         p->vkind = VK_STREAM;
@@ -392,6 +435,9 @@ static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
             if (p->name.len == 0)
                 continue; /* leading blanks */
             p->have_name = 1;
+        } else if (p->name.len == 0 && (c == '{' || c == '[') && row_of(p)->json_prose) {
+            p->have_args = 1; /* a JSON body (K2's json dialect): not read here */
+            return;
         } else if (p->have_name) {
             p->have_args = 1;
             return;
@@ -419,7 +465,7 @@ static void prose_tag(tp_parser *p, const glm_row *r)
     go_home(p, r);
     p->fstate = 1;
     p->trailing_reported = 1; /* a </tool_call> after it is prose too */
-    if (hl && !r->block_open)
+    if (hl && !r->block_open && !p->fgroup)
         tp_scan_text(p, &r->text_m, held, hl, &match);
     else if (hl)
         tp_text(p, held, hl);
@@ -445,6 +491,20 @@ static void key_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
         broken(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->key, s, off, n));
 }
 
+static void type_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+{
+    if (tp_buf_append(&p->name, s, n))
+        broken(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->name, s, off, n));
+}
+
+/* a <arg_key>: the key (and its type tag) start afresh */
+static void key_start(tp_parser *p)
+{
+    p->mode = M_KEY;
+    tp_buf_clear(&p->key);
+    tp_buf_clear(&p->name);
+}
+
 static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
 {
     const glm_row *r = row_of(p);
@@ -456,21 +516,30 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
         switch (p->mode) {
         case M_TEXT:
             i += tp_scan_text(p, &r->text_m, s + i, n - i, &match);
+            if (match >= 0 && r->ws_text)
+                tp_text_flush_ws(p); /* blanks before a tag: text */
             if (match == T_OPEN && r->block_open)
                 go_home(p, r); /* the block's opener: markup */
             else if (match == T_OPEN)
                 start_call(p, p->base + i - open_len);
-            else if (match == T_STRAY && p->trailing_reported && !r->block_open) /* closes a prose tag */
-                tp_text(p, (const uint8_t *)r->call_close, strlen(r->call_close));
+            else if (match == T_STRAY && (p->trailing_reported || r->ws_text) && !r->block_open)
+                tp_text(p, (const uint8_t *)r->call_close, strlen(r->call_close)); /* closes a prose tag */
+            else if (match == T_GOPEN) { /* an optional group's opener: markup */
+                p->fgroup = 1;
+                go_home(p, r);
+            } /* T_GCLOSE: a stray group end, markup */
             break;
         case M_BLOCK:
             i += scan(p, r, &r->block_m, s + i, n - i, &match, block_text, off);
+            if (match >= 0 && r->ws_text)
+                tp_text_flush_ws(p); /* blanks after prose in the group: text */
             if (match == B_CALL)
                 start_call(p, p->base + i - open_len);
             else if (match == B_END) {
                 tp_text_call_starts(p); /* blanks before the block's end: formatting */
                 p->mode = M_TEXT;
-            } else if (match == B_STRAY && p->trailing_reported) /* closes a prose tag */
+                p->fgroup = 0;
+            } else if (match == B_STRAY && (p->trailing_reported || r->ws_text)) /* closes a prose tag */
                 tp_text(p, (const uint8_t *)r->call_close, strlen(r->call_close));
             break;
         case M_NAME:
@@ -487,14 +556,15 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
         case M_BETWEEN:
             i += scan(p, r, &r->between_m, s + i, n - i, &match, NULL, off);
             if (match == W_KEY) {
-                p->mode = M_KEY;
-                tp_buf_clear(&p->key);
+                key_start(p);
             } else if (match >= 0) {
                 end_call(p, r);
                 if (match == W_CALL)
                     start_call(p, p->base + i - open_len);
-                else if (match == W_BLOCK_END)
+                else if (match == W_BLOCK_END) {
                     p->mode = M_TEXT;
+                    p->fgroup = 0;
+                }
             }
             break;
         case M_KEY:
@@ -505,17 +575,26 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
         case M_AFTER_KEY:
             i += scan(p, r, &r->akey_m, s + i, n - i, &match, NULL, off);
             if (match == A_VALUE) {
-                value_open(p);
+                value_open(p, r);
             } else if (match == A_KEY) {
-                p->mode = M_KEY;
-                tp_buf_clear(&p->key);
+                key_start(p);
+            } else if (match == A_BLOCK_END + (r->block_close || r->group_close ? 1 : 0) && r->type_open) {
+                p->mode = M_TYPE; /* <arg_type>: read anew */
+                tp_buf_clear(&p->name);
             } else if (match >= 0) {
                 end_call(p, r);
                 if (match == A_CALL)
                     start_call(p, p->base + i - open_len);
-                else if (match == A_BLOCK_END)
+                else if (match == A_BLOCK_END) {
                     p->mode = M_TEXT;
+                    p->fgroup = 0;
+                }
             }
+            break;
+        case M_TYPE:
+            i += scan(p, r, &r->type_m, s + i, n - i, &match, type_bytes, off);
+            if (match == 0 && p->mode == M_TYPE)
+                p->mode = M_AFTER_KEY;
             break;
         case M_VALUE:
             i += scan(p, r, &r->value_m, s + i, n - i, &match, value_bytes, off);
@@ -533,6 +612,7 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
                 start_call(p, p->base + i - open_len);
             } else if (match == S_BLOCK_END) {
                 p->mode = M_TEXT;
+                p->fgroup = 0;
                 p->after_call = 1;
             }
             break;
@@ -560,6 +640,8 @@ static void glm_finish(tp_parser *p)
         tp_call_unterminated(p);
         break;
     }
+    if (r->ws_text)
+        p->after_call = 0; /* blanks after a call: text */
     tp_text_finish(p);
 }
 
@@ -571,3 +653,4 @@ const tp_format tp_fmt_poolside_v1 = {"poolside_v1", glm_feed, glm_finish};
 const tp_format tp_fmt_spark25 = {"spark25", glm_feed, glm_finish};
 const tp_format tp_fmt_hunyuan = {"hunyuan", glm_feed, glm_finish};
 const tp_format tp_fmt_hunyuan_os = {"hunyuan_os", glm_feed, glm_finish};
+const tp_format tp_fmt_k2_horizon = {"k2_horizon", glm_feed, glm_finish};

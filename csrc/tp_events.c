@@ -190,16 +190,17 @@ static void held_text(tp_parser *p, const uint8_t *held, size_t n, size_t hl, co
     text_at(p, held, n, at);
 }
 
-void tp_text_flush_ws(tp_parser *p)
-{
-    flush_ws(p);
-    p->ws_long = 0;
-}
-
 void tp_text_call_starts(tp_parser *p)
 {
     tp_buf_clear(&p->ws);
     p->ws_long = 0;
+}
+
+void tp_text_flush_ws(tp_parser *p)
+{
+    flush_ws(p);
+    p->ws_long = 0;
+    p->after_call = 0;
 }
 
 void tp_text_finish(tp_parser *p)

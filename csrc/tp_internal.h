@@ -196,5 +196,6 @@ extern const tp_format tp_fmt_lfm2; /* fmt_pythonic.c */
 void tp_jsontag_lfm2_enter(tp_parser *p, uint64_t call_off);
 size_t tp_jsontag_lfm2_feed(tp_parser *p, const uint8_t *s, size_t n);
 void tp_jsontag_lfm2_finish(tp_parser *p);
+extern const tp_format tp_fmt_k2_horizon; /* fmt_glm.c */
 
 #endif

@@ -43,6 +43,7 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_gemma4,
     &tp_fmt_inkling,
     &tp_fmt_lfm2,
+    &tp_fmt_k2_horizon,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];

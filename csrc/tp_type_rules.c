@@ -271,6 +271,29 @@ const tp_type_rules tp_rules_step3 = {
     1,
 };
 
+/* k2_v3_detector.K2V3Detector._coerce_value (XML dialects): the schema's
+ * type (after the template's local $ref inlining; unions and multi-type
+ * lists are left to the model's <ifm|arg_type>, which fmt_glm.c reads) is
+ * "string" or "any": the raw text (streamed); any other type, or none:
+ * json.loads of the value, else its raw text. */
+const tp_type_rules tp_rules_k2_horizon = {
+    "k2_horizon",
+    {
+        [TP_KIND_UNTYPED] = TP_R_JSON,
+        [TP_KIND_STRING] = 0,
+        [TP_KIND_OTHER] = TP_R_JSON,
+        [TP_KIND_INTEGER] = TP_R_JSON,
+        [TP_KIND_NUMBER] = TP_R_JSON,
+        [TP_KIND_BOOLEAN] = TP_R_JSON,
+        [TP_KIND_NULL] = TP_R_JSON,
+        [TP_KIND_OBJECT] = TP_R_JSON,
+        [TP_KIND_ARRAY] = TP_R_JSON,
+        [TP_KIND_UNION] = TP_R_JSON,
+        [TP_KIND_HOST] = 0,
+    },
+    1,
+};
+
 /* A format without rules of its own: a non-string value is its raw text. */
 const tp_type_rules tp_rules_plain = {"plain", {0}};
 
@@ -294,6 +317,7 @@ static const struct {
     {"minicpm5", &tp_rules_minicpm5},
     {"kimi_k3", &tp_rules_kimi_k3},
     {"step3", &tp_rules_step3},
+    {"k2_horizon", &tp_rules_k2_horizon},
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)
@@ -313,7 +337,8 @@ const tp_type_rules *tp_rules_named(const char *family)
                                                    &tp_rules_hunyuan, &tp_rules_dots,
                                                    &tp_rules_minicpm5,
                                                    &tp_rules_kimi_k3,
-                                                   &tp_rules_step3};
+                                                   &tp_rules_step3,
+                                                   &tp_rules_k2_horizon};
     for (size_t i = 0; i < sizeof(ALL) / sizeof(ALL[0]); i++)
         if (strcmp(ALL[i]->family, family) == 0)
             return ALL[i];

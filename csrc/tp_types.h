@@ -116,6 +116,7 @@ extern const tp_type_rules tp_rules_spark25;
 extern const tp_type_rules tp_rules_hunyuan;
 extern const tp_type_rules tp_rules_kimi_k3; /* typed by the model's type attribute */
 extern const tp_type_rules tp_rules_step3;
+extern const tp_type_rules tp_rules_k2_horizon;
 
 /* The rules row of a format (a const tp_format *, matched by name;
  * tp_rules_plain if it has none). */

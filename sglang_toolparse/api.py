@@ -39,6 +39,8 @@ XML_FORMATS = ("qwen3_coder", "minimax_m2", "mimo", "dots", "minicpm5")  # rules
 SCHEMA_TYPED_FORMATS += ("minimax_m3",)  # nested values built by minimax_m3_types.py
 XML_FORMATS += ("step3",)
 SCHEMA_TYPED_FORMATS += ("step3",)
+ROW_FORMATS += ("k2_horizon",)  # glm_row_types.py; xml and xml_typed (a JSON body: see sglang_adapter.py)
+SCHEMA_TYPED_FORMATS += ("k2_horizon",)
 
 
 def available_formats() -> List[str]:
@@ -168,7 +170,7 @@ def _compile_row(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
             for name, dk, params in compile_rows(fmt, schemas)]
     names = [] if schemas is None else [n for n, _ in schemas]
     crow = [(n, kinds["untyped"], []) for n in names] + crow
-    params = tool_params(schemas)
+    params = tool_params(schemas, fmt)
 
     def host() -> RowConverter:  # the few values the core leaves to Python's rules
         return RowConverter(fmt, params)

@@ -8,8 +8,6 @@ from typing import Dict
 _PLANNED = "not native yet: planned (an open issue of this project); SGLang's detector parses it"
 
 NOT_NATIVE: Dict[str, str] = {
-    "k2_horizon": _PLANNED + " (three dialects in one stream: xml, xml_typed and JSON bodies; what a native "
-                             "row needs: docs/PARSERS.md)",
     "muse": _PLANNED + " (a fixed wire format that SGLang rescans per chunk; Harmony-style channel headers "
                        "in front of an XML-parameter body: docs/PARSERS.md)",
     "beam": "template-driven: the format is the model's response template, read at run time; "

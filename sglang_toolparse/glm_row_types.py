@@ -209,6 +209,76 @@ def hunyuan_value(spec: Any, raw: str) -> Any:
         return raw
 
 
+# ------------------------------------------------------------- k2_horizon
+
+# K2V3Detector._argument_type / _coerce_value (XML dialects). A parameter's
+# schema, after the template's inlining of a local "#/$defs/..." or
+# "#/definitions/..." reference (fields at the reference site win), is typed
+# by infer_type_from_json_schema; anyOf/oneOf and a "type" list of several
+# non-null types leave the type to the model's <ifm|arg_type> (the core reads
+# it: "string"/"any" keep the text). "string"/"any": the raw text; anything
+# else (or no type): json.loads of the stripped text, else the raw text.
+
+
+def k2_resolve(spec: Any, root: Any) -> Any:
+    if not isinstance(spec, dict):
+        return None
+    resolved = dict(spec)
+    seen = set()
+    while isinstance(resolved.get("$ref"), str):
+        ref = resolved["$ref"]
+        if ref in seen:
+            return None
+        seen.add(ref)
+        if ref.startswith("#/$defs/"):
+            defs, name = (root.get("$defs", {}) if isinstance(root, dict) else {}), ref[len("#/$defs/"):]
+        elif ref.startswith("#/definitions/"):
+            defs, name = (root.get("definitions", {}) if isinstance(root, dict) else {}), ref[len("#/definitions/"):]
+        else:
+            return resolved
+        target = defs.get(name) if isinstance(defs, dict) else None
+        if not isinstance(target, dict):
+            return resolved
+        resolved = {**target, **{k: v for k, v in resolved.items() if k != "$ref"}}
+    return resolved
+
+
+def k2_kind(spec: Any) -> str:
+    from sglang_toolparse.glm_types import infer_type_from_json_schema
+
+    if not isinstance(spec, dict):
+        return "untyped"
+    t = spec.get("type")
+    if "anyOf" in spec or "oneOf" in spec or (isinstance(t, list) and len([x for x in t if x != "null"]) > 1):
+        return "union"  # the model's <ifm|arg_type> decides
+    inferred = infer_type_from_json_schema(spec)
+    if inferred is None:
+        return "untyped"
+    return "string" if inferred in ("string", "any") else "other"
+
+
+def k2_value(spec: Any, raw: str, wire_type: Optional[str] = None) -> Any:
+    kind = k2_kind(spec)
+    target = wire_type.strip() if kind in ("untyped", "union") and wire_type is not None else kind
+    if target in ("string", "any"):
+        return raw
+    try:
+        v = _loads(raw.strip())
+        return v if _finite(v) else raw
+    except ValueError:
+        return raw
+
+
+def k2_tool_params(schemas: Optional[Schemas]) -> Dict[str, Dict[str, Any]]:
+    """tool_params with each property's local reference inlined."""
+    out: Dict[str, Dict[str, Any]] = {}
+    for name, schema in schemas or ():
+        if name not in out:
+            props = get_schema_properties(schema) if isinstance(schema, dict) else {}
+            out[name] = {k: k2_resolve(v, schema) for k, v in props.items()}
+    return out
+
+
 # ------------------------------------------------------------- the families
 
 # fmt -> (kind of a parameter's schema, value of a raw text under that schema)
@@ -217,13 +287,18 @@ FAMILIES = {
     "spark25": (spark_kind, spark_value),
     "hunyuan": (hunyuan_kind, hunyuan_value),
     "hunyuan_os": (hunyuan_kind, hunyuan_value),  # the same rules, tags with a ":opensource" suffix
+    "k2_horizon": (k2_kind, k2_value),
 }
+# a family whose properties are read otherwise than tool_params reads them
+PROPS = {"k2_horizon": k2_tool_params}
 
 
-def tool_params(schemas: Optional[Schemas]) -> Dict[str, Dict[str, Any]]:
+def tool_params(schemas: Optional[Schemas], fmt: Optional[str] = None) -> Dict[str, Dict[str, Any]]:
     """name -> {key: property schema}: the first tool of a name (the
     detectors look the name up in order), properties as SGLang's
-    get_schema_properties finds them."""
+    get_schema_properties finds them (or as the family `fmt` reads them)."""
+    if fmt in PROPS:
+        return PROPS[fmt](schemas)
     out: Dict[str, Dict[str, Any]] = {}
     for name, schema in schemas or ():
         if name not in out:
@@ -235,7 +310,7 @@ def compile_rows(fmt: str, schemas: Optional[Schemas]) -> List[Row]:
     """Rows for _core.CompiledTools: a kind per declared parameter."""
     kind_of = FAMILIES[fmt][0]
     rows = []
-    for name, props in tool_params(schemas).items():
+    for name, props in tool_params(schemas, fmt).items():
         params = []
         for k, spec in props.items():
             kind = kind_of(spec)

@@ -1069,3 +1069,24 @@ class Lfm2NativeDetector(NativeDetectorMixin, Lfm2Detector):
     _tp_markers = ("<|tool_call_start|>",)
     _tp_token_lead = "<|tool_call_start|>"  # the one token the core reads in text (a stray end tag is text)
     parser_name = "lfm2_native"
+
+
+# ---- K2 Horizon (issue 23): a row of the GLM engine, with SGLang's detector for a JSON first call ----
+from sglang.srt.function_call.k2_v3_detector import K2V3Detector  # noqa: E402
+
+from sglang_toolparse.k2_horizon_adapter import CALL as _K2_CALL  # noqa: E402
+from sglang_toolparse.k2_horizon_adapter import K2HorizonGate  # noqa: E402
+
+
+class K2HorizonNativeDetector(K2HorizonGate, NativeDetectorMixin, K2V3Detector):
+    """MBZUAI/LLM360 K2 Horizon (`<ifm|tool_calls>\\n<ifm|tool_call>NAME\\n<ifm|arg_key>K</ifm|arg_key>\\n
+    [<ifm|arg_type>T</ifm|arg_type>\\n]<ifm|arg_value>V</ifm|arg_value>\\n</ifm|tool_call>\\n</ifm|tool_calls>`),
+    native core: a row of the GLM engine, values streamed as generated and
+    typed as K2V3Detector types them (the schema, else the model's
+    <ifm|arg_type>). A first call with a JSON body, or a leading
+    <ifm|think...> block, is parsed by SGLang's K2V3Detector
+    (k2_horizon_adapter.py)."""
+
+    _tp_format = "k2_horizon"
+    _tp_markers = (_K2_CALL,)
+    parser_name = "k2_horizon_native"

@@ -90,6 +90,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "gemma4_native": ("Gemma4NativeDetector", "gemma4"),
     "inkling_native": ("InklingNativeDetector", "inkling"),
     "lfm2_native": ("Lfm2NativeDetector", "lfm2"),
+    "k2_horizon_native": ("K2HorizonNativeDetector", "k2_horizon"),
 }
 
 

@@ -806,3 +806,40 @@ TABLE["lfm2"] = FormatSpec(
         "<|tool_call_start|>[f(a=x), f(b='<|tool_call_end|>'), g(c=1)] junk<|tool_call_end|> <|tool_call_end|>",
         "<|tool_call_start|>[]<|tool_call_end|><|tool_call_start|>[f(a=\"cut <|tool_call_end|>tail <|tool_call_start|>[{\"na",
     ))
+
+
+# K2 Horizon (k2_horizon): its chat template's xml dialect (strings raw,
+# anything else tojson), inside the <ifm|tool_calls> group it always writes;
+# the seeds add the xml_typed dialect, calls outside a group, think tags and
+# a JSON body (which the native row reads as a name: see sglang_adapter)
+_K2 = ("<ifm|tool_calls>", "</ifm|tool_calls>", "<ifm|tool_call>", "</ifm|tool_call>", "<ifm|arg_key>",
+       "</ifm|arg_key>", "<ifm|arg_type>", "</ifm|arg_type>", "<ifm|arg_value>", "</ifm|arg_value>")
+
+
+def render_k2_horizon(name: str, args: str) -> str:
+    pairs = "".join("%s%s%s\n%s%s%s\n" % (_K2[4], k, _K2[5], _K2[8],
+                                           v if isinstance(v, str) else json.dumps(v, ensure_ascii=False), _K2[9])
+                    for k, v in json.loads(args).items())
+    return _K2[2] + name + "\n" + pairs + _K2[3]
+
+
+TABLE["k2_horizon"] = FormatSpec(
+    "k2_horizon", _K2 + ("<ifm|think>", "</ifm|think>"),
+    render_call=render_k2_horizon, block=lambda calls: _K2[0] + "\n" + "\n".join(calls) + "\n" + _K2[1],
+    json_args=False,
+    extra_seeds=(
+        "Sure.\n<ifm|tool_calls>\n<ifm|tool_call>f\n<ifm|arg_key>a</ifm|arg_key>\n<ifm|arg_type>string"
+        "</ifm|arg_type>\n<ifm|arg_value>12</ifm|arg_value>\n<ifm|arg_key>b</ifm|arg_key>\n<ifm|arg_type>integer"
+        "</ifm|arg_type>\n<ifm|arg_value>3</ifm|arg_value>\n</ifm|tool_call>\n</ifm|tool_calls>",
+        "x <ifm|tool_call>f\n</ifm|tool_call> y </ifm|tool_calls><ifm|tool_calls> z\n<ifm|tool_call>g"
+        "<ifm|arg_key>k</ifm|arg_key><ifm|arg_type>any<ifm|arg_value>[1, 2]</ifm|arg_value></ifm|tool_call>",
+        "<ifm|think>\nplan</ifm|think>\n<ifm|tool_calls><ifm|tool_call>{\"name\": \"f\", \"arguments\": {}}"
+        "</ifm|tool_call></ifm|tool_calls>",
+        "<ifm|tool_calls>\n<ifm|tool_call>f\n<ifm|arg_key>v</ifm|arg_key>\n<ifm|arg_value>cut </ifm|arg_val",
+        # the typed parameters of fuzz_core.c's PARAMS: a union and an undeclared key read the tag
+        "<ifm|tool_call>f<ifm|arg_key>u</ifm|arg_key><ifm|arg_type> string </ifm|arg_type><ifm|arg_value>12"
+        "</ifm|arg_value><ifm|arg_key>w</ifm|arg_key><ifm|arg_type>any</ifm|arg_type><ifm|arg_value>[1]"
+        "</ifm|arg_value><ifm|arg_key>i</ifm|arg_key><ifm|arg_type>string</ifm|arg_type><ifm|arg_value>7"
+        "</ifm|arg_value><ifm|arg_key>u</ifm|arg_key><ifm|arg_type>strin<ifm|arg_value>3</ifm|arg_value>"
+        "</ifm|tool_call>",
+    ))

@@ -115,3 +115,25 @@ ROWS = {
     "hunyuan_os": Row("hunyuan_os", "hunyuan", *hunyuan_shape(":opensource"),
                       vocab=tuple(hunyuan_shape(":opensource")[2])),
 }
+
+
+def k2_horizon_shape():
+    """K2 Horizon's template (xml dialect): `<ifm|tool_call>NAME\\n<ifm|arg_key>K</ifm|arg_key>\\n
+    <ifm|arg_value>V</ifm|arg_value>\\n...</ifm|tool_call>` inside `<ifm|tool_calls>\\n...\\n</ifm|tool_calls>`."""
+    def render(name: str, pairs: Pairs) -> str:
+        return ("<ifm|tool_call>" + name + "\n" + "".join(
+            "<ifm|arg_key>%s</ifm|arg_key>\n<ifm|arg_value>%s</ifm|arg_value>\n" % kv for kv in pairs)
+            + "</ifm|tool_call>")
+
+    def block(calls: List[str]) -> str:
+        return "<ifm|tool_calls>" + "".join("\n" + c for c in calls) + "\n</ifm|tool_calls>"
+
+    return render, block
+
+
+# rows typed by glm_row_types' families (test_glm_rows_typing): the rows
+# above and K2 Horizon (its golden and parity tests: tests/test_k2_horizon*.py)
+TYPING_ROWS = dict(ROWS)
+TYPING_ROWS["k2_horizon"] = Row("k2_horizon", "k2_horizon", *k2_horizon_shape(),
+                                markers=("<ifm|tool_call>", "</ifm|tool_call>", "<ifm|arg_key>", "</ifm|arg_key>",
+                                         "<ifm|arg_value>", "</ifm|arg_value>"))

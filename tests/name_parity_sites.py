@@ -25,6 +25,7 @@ srt/arg_groups/serving_hook.py | handle_deprecated_args | literal | 'qwen25' | 1
 srt/arg_groups/serving_hook.py | handle_deprecated_args | lookup | deprecated_tool_call_parsers[cfg.tool_call_parser] | 2
 srt/arg_groups/serving_hook.py | handle_deprecated_args | passed | declare_resolution(server_args, '_handle_deprecated_args', tool_call_parser=deprecated_tool_call_parsers[cfg.tool_call_parser]) | 1
 srt/configs/iquest_q1.py | IQuestQ1Config | literal | 'iquest_q1' | 1
+srt/configs/k2_horizon.py | K2HorizonConfig | literal | 'k2_horizon' | 1
 srt/configs/kimi_k3.py | KimiK3Config | literal | 'kimi_k3' | 1
 srt/configs/lfm2.py | <module> | literal | 'lfm2' | 1
 srt/configs/load_config.py | LoadFormat | literal | 'mistral' | 1
@@ -71,9 +72,11 @@ srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.__init__ | key | 'too
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat.__init__ | literal | 'gemma4' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._apply_jinja_template | literal | 'kimi_k3' | 2
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_encoding_adapter | passed | chat_encoding_adapters.ChatEncodingAdapterContext(chat_encoding_spec=self.chat_encoding_spec, tokenizer=self.tokenizer_manager.tokenizer, reasoning_parser=self. | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_response | literal | 'k2_horizon' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._build_chat_response | literal | 'kimi_k3' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._convert_to_internal_request | literal | 'kimi_k3' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._encode_messages | literal | 'kimi_k3' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._generate_chat_stream | literal | 'k2_horizon' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'hunyuan' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'iquest_q1' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._get_reasoning_from_request | literal | 'minimax-m3' | 1
@@ -88,6 +91,7 @@ srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | c
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'kimi_k3' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'muse' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | literal | 'glm47' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | literal | 'k2_horizon' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | literal | 'kimi_k3' | 3
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | passed | FunctionCallParser([], self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | passed | FunctionCallParser(effective_tools, self.tool_call_parser) | 1
@@ -133,6 +137,8 @@ srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | l
 srt/managers/detokenizer_manager.py | DetokenizerManager.init_running_status | passed | tool_close_token_ids(get_serving().tool_call_parser, self.tokenizer) | 1
 srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__ | literal | 'dots' | 1
 srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__ | literal | 'dots' | 1
+srt/models/xllm.py | XllmForCausalLM.load_weights | literal | 'k2_horizon' | 1
+srt/models/xllm.py | _validate_mova_config | literal | 'k2_horizon' | 1
 srt/parser/conversation.py | <module> | literal | 'mistral' | 1
 srt/parser/hunyuan_reasoning.py | uses_hunyuan_reasoning_effort | literal | 'hunyuan' | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm45' | 1
@@ -149,6 +155,7 @@ srt/parser/reasoning_parser.py | ReasoningParser | literal | 'hunyuan' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'inkling' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'interns1' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'iquest_q1' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'k2_horizon' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k2' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'kimi_k3' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'ling3' | 1
@@ -161,6 +168,7 @@ srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3p5' | 1
 srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'gpt-oss' | 1
 srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'iquest_q1' | 1
+srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'k2_horizon' | 1
 srt/parser/reasoning_parser.py | ReasoningParser.__init__ | literal | 'minimax-m3' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'apertus2509' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'cohere_command4' | 1
@@ -173,6 +181,7 @@ srt/parser/reasoning_parser_names.py | <module> | literal | 'hunyuan' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'inkling' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'interns1' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'iquest_q1' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'k2_horizon' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k2' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'kimi_k3' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'ling3' | 1
@@ -199,6 +208,7 @@ srt/parser/template_detection.py | <module> | literal | 'gpt-oss' | 2
 srt/parser/template_detection.py | <module> | literal | 'hunyuan' | 4
 srt/parser/template_detection.py | <module> | literal | 'interns1' | 4
 srt/parser/template_detection.py | <module> | literal | 'iquest_q1' | 4
+srt/parser/template_detection.py | <module> | literal | 'k2_horizon' | 4
 srt/parser/template_detection.py | <module> | literal | 'kimi_k2' | 4
 srt/parser/template_detection.py | <module> | literal | 'lfm2' | 2
 srt/parser/template_detection.py | <module> | literal | 'ling3' | 4
@@ -342,4 +352,9 @@ WHY = {
     'srt/entrypoints/openai/serving_inkling.py | InklingChatEncodingAdapter.__init__': "'inkling' in {reasoning parser, served tool parser}: the served name is X, so the Inkling adapter parses token ids as for the builtin (docs/SERVING.md)",
     'srt/lora/lora.py | LoRAAdapter._normalize_shared_expert_moe': "'inkling' is a model type there, not the tool parser",
     'srt/configs/lfm2.py | <module>': "'lfm2' is the HF model_type the config class is registered under, not the tool parser",
+    # K2 Horizon (k2_horizon_native, issue 23)
+    'srt/configs/k2_horizon.py | K2HorizonConfig': "'k2_horizon' is the HF model_type of the config class, not the tool parser",
+    'srt/models/xllm.py | XllmForCausalLM.load_weights': "'k2_horizon' is an HF model_type (weight loading), not the tool parser",
+    'srt/models/xllm.py | _validate_mova_config': "'k2_horizon' is an HF model_type (config check), not the tool parser",
+    'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._generate_chat_stream': "compares the REASONING parser with 'k2_horizon' (self.reasoning_parser: reasoning delta kept in order), not the tool parser",
 }

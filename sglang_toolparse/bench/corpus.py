@@ -395,6 +395,17 @@ def render_lfm2(prose: str, calls: Sequence[Call]) -> str:
     return prose + "<|tool_call_start|>[" + body + "]<|tool_call_end|>"
 
 
+def render_k2_horizon(prose: str, calls: Sequence[Call]) -> str:
+    """MBZUAI/LLM360 K2 Horizon, its chat template's xml dialect: the content,
+    then `<ifm|tool_calls>` with `\n<ifm|tool_call>NAME\n<ifm|arg_key>K</ifm|arg_key>\n
+    <ifm|arg_value>V</ifm|arg_value>\n...</ifm|tool_call>` per call, `\n</ifm|tool_calls>`."""
+    if not calls:
+        return prose
+    return prose + "<ifm|tool_calls>" + "".join("\n<ifm|tool_call>%s\n%s</ifm|tool_call>" % (n, "".join(
+        "<ifm|arg_key>%s</ifm|arg_key>\n<ifm|arg_value>%s</ifm|arg_value>\n" % (k, _glm_value(v))
+        for k, v in a.items())) for n, a in calls) + "\n</ifm|tool_calls>"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -436,6 +447,7 @@ RENDERERS: Dict[str, Renderer] = {
     "gemma4": render_gemma4,
     "inkling": render_inkling,
     "lfm2": render_lfm2,
+    "k2_horizon": render_k2_horizon,
 }
 
 
@@ -597,6 +609,8 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "inkling": ("<|message_model|>", "<|content_text|>", "<|content_invoke_tool_json|>", "<|end_message|>",
                 "<|content_model_end_sampling|>"),
     "lfm2": ("<|tool_call_start|>", "<|tool_call_end|>"),
+    "k2_horizon": ("<ifm|tool_calls>", "</ifm|tool_calls>", "<ifm|tool_call>", "</ifm|tool_call>", "<ifm|arg_key>",
+                   "</ifm|arg_key>", "<ifm|arg_value>", "</ifm|arg_value>"),
 }
 
 
