@@ -17,8 +17,13 @@ declares tools (serving_chat.py):
 A request's messages and tools do not change while it streams, so these hooks
 (installed through SGLang's plugin HookRegistry):
 
-* `_generate_chat_stream` (BEFORE): marks the request as streaming (a memo in
+* `_generate_chat_stream` (AROUND): marks the request as streaming (a memo in
   the request's pydantic private dict; the messages were processed before);
+  a request without the options only SGLang's loop writes (logprobs, hidden
+  states, routed experts, token details, ids, a response-template grammar)
+  streams through the lean loop (`_chat_stream`: SGLang's per-item steps and
+  end of stream, the request's constant values read once, the content step
+  called directly), any other through SGLang's loop;
 * `_effective_tools`, `_get_history_tool_calls_cnt`,
   `_tool_call_parsing_active` (AROUND): for a marked request, computed once
   and remembered; otherwise SGLang's own;
