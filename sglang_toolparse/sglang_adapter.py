@@ -34,6 +34,24 @@ ERROR_OBSERVERS: List[Any] = []
 CALL_OBSERVERS: List[Any] = []
 
 
+class Delta:
+    """A streamed tool-call delta with ToolCallItem's attributes (tool_index,
+    name, parameters) and none of its pydantic machinery: what
+    NativeDetectorMixin.stream_pair hands the serving hooks per chunk. The
+    hooks build a real ToolCallItem where SGLang's code receives one
+    (`_process_tool_call_id`, once per call)."""
+
+    __slots__ = ("tool_index", "name", "parameters")
+
+    def __init__(self, tool_index: int, name: Optional[str], parameters: str) -> None:
+        self.tool_index = tool_index
+        self.name = name
+        self.parameters = parameters
+
+    def __repr__(self) -> str:
+        return "Delta(%r, %r, %r)" % (self.tool_index, self.name, self.parameters)
+
+
 class StreamedArgs(list):
     """`streamed_args_for_tool` for the serving layer: a list of str whose
     items grow by appending pieces, joined only when read, so streaming a
@@ -219,18 +237,27 @@ class NativeDetectorMixin:
         normal_text, calls = self._to_pair(events)
         return _spr(normal_text, calls)
 
-    def stream_pair(self, new_text: str, tools: List[Any]) -> Tuple[str, List[ToolCallItem]]:
+    def stream_pair(self, new_text: str, tools: List[Any]) -> Tuple[str, List[Any]]:
         """parse_streaming_increment's result as (normal_text, calls),
-        without building a StreamingParseResult (the serving hooks' per-chunk
-        path; serving_hooks.py)."""
+        without building a StreamingParseResult, the calls as `Delta` items
+        (ToolCallItem's three attributes, no pydantic object): the serving
+        hooks' per-chunk path (serving_hooks.py). The detector's state
+        (streamed_args_for_tool, prev_tool_call_arr, ...) moves exactly as
+        with parse_streaming_increment."""
         events = self._stream(tools).feed(new_text)
-        if len(events) == 1 and type(events[0]) is Text:  # the common chunk: prose
-            return events[0].text, []
-        return self._to_pair(events)
+        if len(events) == 1:
+            ev = events[0]
+            t = type(ev)
+            if t is Text:  # the common chunks: prose ...
+                return ev.text, []
+            if t is ArgsDelta:  # ... and a piece of arguments
+                self.streamed_args_for_tool.add(ev.index, ev.delta)
+                return "", [Delta(ev.index, None, ev.delta)]
+        return self._to_pair(events, Delta)
 
-    def _to_pair(self, events: list) -> Tuple[str, List[ToolCallItem]]:
+    def _to_pair(self, events: list, _item: Any = _tci) -> Tuple[str, List[Any]]:
         text: List[str] = []
-        calls: List[ToolCallItem] = []
+        calls: List[Any] = []
         for ev in events:
             t = type(ev)
             if t is Text:
@@ -242,7 +269,7 @@ class NativeDetectorMixin:
                 if last is not None and last.tool_index == i and last.name is None:
                     last.parameters += ev.delta
                 else:
-                    calls.append(_tci(i, None, ev.delta))
+                    calls.append(_item(i, None, ev.delta))
             elif t is CallStart:
                 i = ev.index
                 self.streamed_args_for_tool.open(i)
@@ -256,7 +283,7 @@ class NativeDetectorMixin:
                 self.current_tool_id = i
                 self.current_tool_name_sent = True
                 self.incomplete_tool_call_indices.add(i)
-                calls.append(_tci(i, ev.name, ""))
+                calls.append(_item(i, ev.name, ""))
             elif t is CallEnd:
                 i = ev.index
                 # the arguments as streamed (JSON text), as SGLang's DSML
@@ -273,11 +300,11 @@ class NativeDetectorMixin:
                 if ev.index is not None:
                     self.current_tool_id = ev.index + 1
                     self.current_tool_name_sent = False
-                    self._close_incomplete(ev.index, calls)
+                    self._close_incomplete(ev.index, calls, _item)
                 self._report(ev)
         return "".join(text), calls
 
-    def _close_incomplete(self, i: int, calls: List[ToolCallItem]) -> None:
+    def _close_incomplete(self, i: int, calls: List[Any], _item: Any = _tci) -> None:
         """A call that began and broke or was cut off stays incomplete
         (finish_reason "stop"/"length", never "tool_calls"); the client
         gets the closing of its arguments where one makes them valid JSON
@@ -285,7 +312,7 @@ class NativeDetectorMixin:
         suffix = closing_suffix(self.streamed_args_for_tool[i])
         if suffix:
             self.streamed_args_for_tool.add(i, suffix)
-            calls.append(_tci(i, None, suffix))
+            calls.append(_item(i, None, suffix))
 
     # -- SGLang detector interface ----------------------------------------
     def has_tool_call(self, text: str) -> bool:

@@ -221,7 +221,7 @@ def test_serving_cli_agent_tiny_run(tmp_path):
     ag = json.loads(out.read_text())["agent"]
     assert ag["hooks_installed"] is True and ag["tools"] == 21
     assert {(r["messages"], r["side"]) for r in ag["per_chunk"]} == {
-        (n, s) for n in (4, 12) for s in ("sglang", "native", "native+hooks", "no tools")}
+        (n, s) for n in (4, 12) for s in ("sglang", "native", "native+hooks", "no tools", "no tools, hooks off")}
     assert all(r["per_chunk_us"] > 0 for r in ag["per_chunk"])
     loads = {(d["size_kib"], d["side"]): d for d in ag["large_calls"]}
     assert set(loads) == {(1, "baseline"), (1, "sglang"), (1, "native"), (1, "native+hooks")}

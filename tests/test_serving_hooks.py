@@ -92,6 +92,13 @@ class MatrixTokenizerManager(serving_stub.StubTokenizerManager):
         if finished:
             m["finish_reason"] = ({"type": "length", "length": n_out} if self.finish == "length"
                                   else {"type": "stop", "matched": 151645})
+            if self.finish == "abort-error":  # a system error: SGLang streams an error chunk
+                from http import HTTPStatus
+
+                m["finish_reason"] = {"type": "abort", "status_code": HTTPStatus.SERVICE_UNAVAILABLE,
+                                      "message": "overloaded"}
+            elif self.finish == "abort":  # graceful (e.g. /abort_request): the normal chunk path
+                m["finish_reason"] = {"type": "abort"}
         m["output_token_logprobs_length"] = n_out
         m["output_token_logprobs"] = [(-0.5 - i / 8, 65 + i % 20, "t%d" % i) for i in range(n_out)]
         m["output_top_logprobs"] = [[(-0.25, 66, "u")] for _ in range(n_out)]
@@ -182,11 +189,21 @@ MATRIX: Dict[str, Any] = {
     "kimi-history-n2": ("kimi_k2_native", KIMI, TOOLS, {"messages": HISTORY, "n": 2}),
     "cut-off": ("qwen25_native", QWEN_CUT, TOOLS, {"finish": "length"}),
     "builtin-parser": ("qwen25", QWEN, TOOLS, {}),  # not ours: SGLang's path, wrappers pass through
+    "abort-error": ("qwen25_native", QWEN, TOOLS, {"finish": "abort-error", "n": 2}),
+    "abort-graceful": ("qwen25_native", QWEN_CUT, TOOLS, {"finish": "abort"}),
+    "n3-usage-incremental": ("qwen25_native", QWEN, TOOLS, {"n": 3, "incremental": True,
+                                                           "stream_options": {"include_usage": True}}),
+    "glm47": ("glm47_native", GLM45.replace("<tool_call>get_weather\n", "<tool_call>get_weather")
+                          .replace("</arg_key>\n", "</arg_key>").replace("</arg_value>\n", "</arg_value>"),
+                          TOOLS, {}),
 }
 # cases whose hooked run goes through the re-done tool path
 TOOL_PATH = {"auto", "auto-incremental", "auto-prose-only", "required-owns-format", "required-json-array",
              "named-json-array", "named-owns-format", "glm45-auto", "reasoning", "n3", "include-usage",
-             "continuous-usage", "logprobs", "kimi-history", "kimi-history-n2", "cut-off"}
+             "continuous-usage", "logprobs", "kimi-history", "kimi-history-n2", "cut-off", "abort-error",
+             "abort-graceful", "n3-usage-incremental", "glm47"}
+# cases whose hooked run goes through the lean per-chunk loop (_chat_stream)
+LEAN = set(MATRIX) - {"logprobs", "no-parser", "builtin-parser"}
 
 
 def test_hooks_installed() -> None:
@@ -208,6 +225,9 @@ def test_sse_equal_hooked_and_unhooked(case: str, monkeypatch: pytest.MonkeyPatc
         return s
 
     monkeypatch.setattr(serving_hooks, "_sse", counting)
+    lean: List[int] = []
+    real_chat_stream = serving_hooks._chat_stream
+    monkeypatch.setattr(serving_hooks, "_chat_stream", lambda *a: lean.append(1) or real_chat_stream(*a))
     if "json-array" in case:
         # the encoding of the hooked path, with SGLang's own JsonArrayParser on
         # both sides (the native one streams other argument pieces; the
@@ -222,6 +242,7 @@ def test_sse_equal_hooked_and_unhooked(case: str, monkeypatch: pytest.MonkeyPatc
     hooked = _serve(parser, text, tools, **dict(opts))
     assert _events(hooked) == _events(plain)
     assert bool(encoded) == (case in TOOL_PATH)
+    assert bool(lean) == (case in LEAN)
     # the case really exercises what it names
     if case.startswith("kimi"):
         assert '"functions.get_weather:3"' in hooked and '"functions.search:4"' in hooked
@@ -230,6 +251,14 @@ def test_sse_equal_hooked_and_unhooked(case: str, monkeypatch: pytest.MonkeyPatc
         assert '"name":"get_weather"' in hooked.replace(" ", "")
     if case == "cut-off":
         assert '"finish_reason":"length"' in hooked
+    if case == "abort-error":
+        assert "overloaded" in hooked and '"finish_reason":"' not in hooked
+    if case == "abort-graceful":
+        assert '"finish_reason":"abort"' in hooked
+    if case == "glm47":
+        assert '"name":"get_weather"' in hooked.replace(" ", "")
+    if case == "n3-usage-incremental":
+        assert '"completion_tokens":' in hooked
 
 
 def _rows() -> List[str]:
@@ -344,3 +373,41 @@ def test_pins_match_installed_sglang() -> None:
     """The installed SGLang is the one the hooks were written against (an
     upgrade fails here first: re-check the functions listed, then re-pin)."""
     assert serving_hooks.check() == []
+
+
+@pytest.mark.parametrize("cid,model", [("chatcmpl-stub", "stub-model"), ('id "delta":null \\ é', 'm"delta":null'),
+                                       ("x\u2028y", "模型")])
+def test_cached_framing_is_the_struct_encoding(cid: str, model: str) -> None:
+    """The per-stream SSE envelope and the arguments-only head (cut out of
+    the msgspec encoding once per stream) give the bytes the Structs give,
+    for text and tool-call deltas, odd ids and models included; what msgspec
+    cannot encode (a lone surrogate) falls back to SGLang's pydantic encoding
+    on both paths."""
+    import types
+
+    h = serving_hooks
+    chat = types.SimpleNamespace()
+    request = types.SimpleNamespace(model=model)
+    content = {"meta_info": {"id": cid}}
+    deltas = [("hello \"wörld\"\n", None), ("\u2028</script>", None), (None, (None, 0, None, '{"a": "b\\n')),
+              (None, (None, 3, None, "")), (None, ("call_1", 1, "get_weather", "")),
+              (None, (None, 2, "search", '{"q": 1}')), (None, (None, 0, None, {"not": "a str"}))]
+    for index in (0, 2):
+        lane = h._Lane(None, None, None)
+        for text, call in deltas * 2:
+            fast = h._sse(chat, content, request, 1700000000, index, text, call, False, lane)
+            assert fast == h._sse(chat, content, request, 1700000000, index, text, call, False)
+        assert lane.head is not None and lane.args_heads
+    # a lone surrogate: SGLang's pydantic encoding and its error, either way
+
+    def outcome(*a: Any) -> Any:
+        try:
+            return h._sse(*a)
+        except Exception as e:  # what SGLang's model_dump_json raises
+            return type(e).__name__, str(e)
+
+    lane = h._Lane(None, None, None)
+    for text, call in [("a\ud800", None), (None, (None, 0, None, "\udfff"))]:
+        got = outcome(chat, content, request, 1, 0, text, call, False, lane)
+        assert got == outcome(chat, content, request, 1, 0, text, call, False)
+        assert got[0] == "PydanticSerializationError"

@@ -12,7 +12,9 @@ event-loop CPU per chunk, (CPU of a reply of K2 chunks - CPU of K1 chunks) /
 * sglang: SGLang's builtin detector (the hooks pass it through);
 * native: the native detector, serving hooks bypassed;
 * native+hooks: the native detector with the serving hooks;
-* no tools: the same request and reply without tools (the content path).
+* no tools: the same request and reply without tools (the content path;
+  on a native server the hooks' lean loop serves it too);
+* no tools, hooks off: the same, the hooks bypassed (SGLang's own loop).
 
 Then the large-call cases at 300 messages (serving_load.run_once: concurrent
 streams on the step clock): the CPU the serving loop spends on one 16 KB / 64
@@ -34,6 +36,7 @@ MESSAGES = (10, 300, 1000)
 CHUNKS = (40, 440)  # K1, K2
 REPEATS = 5
 SIDES = ("sglang", "native", "native+hooks")
+NO_TOOLS = ("no tools", "no tools, hooks off")
 
 
 def agent_tools(n: int = 21) -> List[Dict[str, Any]]:
@@ -140,7 +143,7 @@ def run_agent(fmt: str = "qwen25", messages: Sequence[int] = MESSAGES, sizes_kib
     rows: List[Dict[str, Any]] = []
     loads: List[Dict[str, Any]] = []
     cfg = load_cfg or LoadConfig()
-    plans = [(n, side) for n in messages for side in SIDES + ("no tools",)]
+    plans = [(n, side) for n in messages for side in SIDES + NO_TOOLS]
     load_plans = ([(min(sizes_kib), "baseline")] if sizes_kib else []) + [
         (kib, side) for kib in sizes_kib for side in SIDES]
     logging.disable(logging.CRITICAL)
@@ -150,9 +153,10 @@ def run_agent(fmt: str = "qwen25", messages: Sequence[int] = MESSAGES, sizes_kib
             for n, side in plans:
                 bar.describe("agent %d msgs %s" % (n, side))
                 conv = conversation(n)
-                parser = native if side == "no tools" else _parser_for(side, builtin, native)
-                with hooks_bypassed(side == "native"):
-                    v = per_chunk(stub, parser, None if side == "no tools" else tools, conv, repeats=repeats)
+                plain = side in NO_TOOLS
+                parser = native if plain else _parser_for(side, builtin, native)
+                with hooks_bypassed(side in ("native", "no tools, hooks off")):
+                    v = per_chunk(stub, parser, None if plain else tools, conv, repeats=repeats)
                 rows.append({"messages": n, "side": side, "parser": parser, "per_chunk_us": v * 1e6})
                 bar.update()
             conv = conversation(300)
@@ -230,14 +234,14 @@ def agent_tables(section: Dict[str, Any]) -> str:
 
     rows = section["per_chunk"]
     ns = sorted({r["messages"] for r in rows})
-    sides = list(SIDES) + ["no tools"]
+    sides = list(SIDES) + list(NO_TOOLS)
     pc = {(r["messages"], r["side"]): r for r in rows}
     body = []
     for side in sides:
         cells = [side, pc[(ns[0], side)]["parser"] if (ns[0], side) in pc else "-"]
         for n in ns:
             r = pc.get((n, side))
-            cells.append("-" if r is None else "%.0f" % r["per_chunk_us"])
+            cells.append("-" if r is None else "%.1f" % r["per_chunk_us"])
             cells.append("" if r is None or side == "no tools" else fmt_x(r["over_no_tools"]))
         body.append(cells)
     heads = ["side", "parser"]
@@ -249,10 +253,13 @@ def agent_tables(section: Dict[str, Any]) -> str:
         lrows = []
         for d in loads:
             what = "prose (baseline)" if d["side"] == "baseline" else "%d KB call" % d["size_kib"]
-            lrows.append([what, d["side"], d["parser"], "%.1f" % (d["big_cpu_s"] * 1e3),
+            n = d.get("deliveries") or 0
+            lrows.append([what, d["side"], d["parser"], "%.1f" % (d["big_cpu_s"] * 1e3), str(n),
+                          "%.1f" % (d["big_cpu_s"] * 1e6 / n) if n else "-",
                           "%.1f" % (d["gaps"]["p99_ms"] or 0), fmt_x(d.get("p99_over_baseline")),
                           d.get("calls", "") + (" (capped)" if d.get("capped") else "")])
         out.append("")
-        out.append(table(["300 msgs, large stream", "side", "parser", "loop CPU ms", "others' p99 gap ms",
-                          "p99/base", "calls"], lrows, [False, False, False, True, True, True, False]))
+        out.append(table(["300 msgs, large stream", "side", "parser", "loop CPU ms", "deliveries", "µs/delivery",
+                          "others' p99 gap ms", "p99/base", "calls"], lrows,
+                         [False, False, False, True, True, True, True, True, False]))
     return "\n".join(out)

@@ -81,6 +81,23 @@ class Pacing:
         self.deliveries = 0
         self.chars_sent = 0
         self.tail_start: Optional[int] = None
+        self.clock: Optional[int] = None  # thread time when the measured item was handed over
+
+    def pause(self) -> None:
+        """Stops the measured stream's clock while its first item is held
+        by the caller (handle_request kick-starts the stream: it returns
+        with the first item taken but not handled to its end; what runs
+        until the stream is read again belongs to other requests)."""
+        if self.clock is not None:
+            now = time.thread_time_ns()
+            self.cpu_ns += now - self.clock
+            self.clock = None
+            self.paused = True
+
+    def resume(self) -> None:
+        if getattr(self, "paused", False):
+            self.clock = time.thread_time_ns()
+            self.paused = False
 
     async def generate_request(self, obj: Any, request: Any = None):
         script = self.scripts[obj.rid]
@@ -116,9 +133,10 @@ class Pacing:
             if script.measured:
                 self.deliveries += 1
                 self.chars_sent = len(text)
-                c = tt()
+                self.clock = tt()
                 yield item  # the serving layer handles the item until it asks for the next
-                self.cpu_ns += tt() - c
+                self.cpu_ns += tt() - self.clock
+                self.clock = None
             else:
                 yield item
             if finished:
@@ -208,6 +226,8 @@ async def run_once(parser: str, big_tokens: List[str], cfg: LoadConfig, limit_s:
     for rid in tm.scripts:
         req = stub.make_request(tools, stream=True, messages=messages, rid=rid)
         resps[rid] = await chat.handle_request(req, None)
+        if tm.scripts[rid].measured:
+            tm.pause()
         if type(resps[rid]).__name__ != "StreamingResponse":
             raise RuntimeError("%s: the serving layer did not stream: %r" % (parser, getattr(resps[rid], "body", resps[rid])))
 
@@ -218,6 +238,7 @@ async def run_once(parser: str, big_tokens: List[str], cfg: LoadConfig, limit_s:
     async def big() -> None:
         it = resps["big"].body_iterator
         pc = time.perf_counter
+        tm.resume()
         try:
             async for piece in it:
                 stamps["big"].append(pc())

@@ -170,3 +170,12 @@ def print_agent(section: Dict[str, Any], out) -> None:
             status = "n/a" if t["met"] is None else "met" if t["met"] else "MISSED"
             print("  %s: %s (goal %s %.1fx) %s" % (t["target"], "-" if v is None else "%.2fx" % v, t["op"],
                                                    t["threshold"], status), file=out)
+    ld = {(d["size_kib"], d["side"]): d for d in section.get("large_calls", [])}
+    for kib in sorted({k for k, _ in ld}):
+        s, h = ld.get((kib, "sglang")), ld.get((kib, "native+hooks"))
+        if s and h and s.get("deliveries") and h.get("deliveries") and h["big_cpu_s"]:
+            ps, ph = s["big_cpu_s"] / s["deliveries"], h["big_cpu_s"] / h["deliveries"]
+            print("  (%d KB call per delivery: SGLang %.0f µs, native+hooks %.1f µs, %.1fx; deliveries %d vs %d: a "
+                  "loop that falls behind gets fewer, larger ones)"
+                  % (kib, ps * 1e6, ph * 1e6, ps / ph if ph else float("nan"), s["deliveries"], h["deliveries"]),
+                  file=out)
