@@ -76,8 +76,33 @@ static void out(tp_parser *p, const char *s, size_t n)
         tp_ev_args(p, (const uint8_t *)s, n);
 }
 
+static void out_surrogate(tp_parser *p, uint32_t cp)
+{
+    char e[8];
+    static const char hex[] = "0123456789abcdef";
+    e[0] = '\\', e[1] = 'u';
+    for (int k = 0; k < 4; k++)
+        e[2 + k] = hex[(cp >> (12 - 4 * k)) & 15];
+    out(p, e, 6);
+}
+
+/* a high surrogate from an escape is held (js.hi) until the string's next
+ * content: a low one after it would read as a pair in JSON, so the pair is
+ * written as the character it makes (as the JSON normalizer writes it);
+ * anything else writes it as a lone escape first */
+static void flush_hi(tp_parser *p)
+{
+    if (p->js.hi) {
+        uint32_t hi = p->js.hi;
+        p->js.hi = 0;
+        out_surrogate(p, hi);
+    }
+}
+
 static void out_esc(tp_parser *p, const uint8_t *s, size_t n)
 {
+    if (n)
+        flush_hi(p);
     if (!p->discard && n)
         tp_ev_args_escaped(p, s, n);
 }
@@ -87,14 +112,19 @@ static void out_cp(tp_parser *p, uint32_t cp)
 {
     uint8_t b[4];
     size_t n;
-    if (cp >= 0xD800 && cp <= 0xDFFF) { /* a lone surrogate: a JSON escape */
-        char e[8];
-        static const char hex[] = "0123456789abcdef";
-        e[0] = '\\', e[1] = 'u';
-        for (int k = 0; k < 4; k++)
-            e[2 + k] = hex[(cp >> (12 - 4 * k)) & 15];
-        out(p, e, 6);
-        return;
+    if (p->js.hi && cp >= 0xDC00 && cp <= 0xDFFF) {
+        cp = 0x10000 + ((p->js.hi - 0xD800) << 10) + (cp - 0xDC00);
+        p->js.hi = 0;
+    } else {
+        flush_hi(p);
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+            p->js.hi = cp;
+            return;
+        }
+        if (cp >= 0xDC00 && cp <= 0xDFFF) { /* a lone low surrogate: a JSON escape */
+            out_surrogate(p, cp);
+            return;
+        }
     }
     if (cp < 0x80) {
         b[0] = (uint8_t)cp, n = 1;
@@ -313,6 +343,7 @@ static void begin_string(tp_parser *p, uint8_t quote, uint8_t flags)
     p->js.lit_pos = quote;
     p->js.str_is_key = flags;
     p->js.num_state = E_NONE;
+    p->js.hi = 0;
     p->vkind = V_STR;
     out(p, "\"", 1);
 }
@@ -517,6 +548,7 @@ static size_t value_step(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
             p->vkind = V_STR;
             return 1;
         }
+        flush_hi(p);
         out(p, "\"", 1);
         if (p->js.str_is_key & STR_KEY) {
             p->vkind = V_COLON;

@@ -138,10 +138,8 @@ static void hold_ws(tp_parser *p, const uint8_t *s, size_t n)
 /* where the whitespace about to be held lies in the stream (a call's raw
  * record starts with it only when it is the model's bytes just before the
  * call's marker) */
-static void held_at(tp_parser *p, const uint8_t *s, size_t n)
+static void held_at(tp_parser *p, uint64_t at, size_t n)
 {
-    uint64_t at = p->chunk && s >= p->chunk && s + n <= p->chunk + p->chunk_n
-                      ? p->base + (uint64_t)(s - p->chunk) : UINT64_MAX;
     if (p->ws.len == 0)
         p->ws_start = at;
     else if (at == UINT64_MAX || p->ws_end != at)
@@ -149,7 +147,9 @@ static void held_at(tp_parser *p, const uint8_t *s, size_t n)
     p->ws_end = at == UINT64_MAX ? UINT64_MAX : at + n;
 }
 
-void tp_text(tp_parser *p, const uint8_t *s, size_t n)
+/* text s[0:n) whose first byte is at stream offset `at` (UINT64_MAX:
+ * not known, e.g. bytes a format made up) */
+static void text_at(tp_parser *p, const uint8_t *s, size_t n, uint64_t at)
 {
     if (n == 0)
         return;
@@ -159,7 +159,7 @@ void tp_text(tp_parser *p, const uint8_t *s, size_t n)
     while (last > 0 && tp_is_ws(s[last - 1]))
         last--;
     if (last == 0) {
-        held_at(p, s, n);
+        held_at(p, at, n);
         hold_ws(p, s, n);
         return;
     }
@@ -168,9 +168,26 @@ void tp_text(tp_parser *p, const uint8_t *s, size_t n)
     p->after_call = 0;
     raw_text(p, s, last);
     if (last < n) {
-        held_at(p, s + last, n - last);
+        held_at(p, at == UINT64_MAX ? at : at + last, n - last);
         hold_ws(p, s + last, n - last);
     }
+}
+
+void tp_text(tp_parser *p, const uint8_t *s, size_t n)
+{
+    uint64_t at = p->chunk && s >= p->chunk && s + n <= p->chunk + p->chunk_n
+                      ? p->base + (uint64_t)(s - p->chunk) : UINT64_MAX;
+    text_at(p, s, n, at);
+}
+
+/* the first n bytes of a matcher's held path, which were the hl bytes just
+ * before s in the stream (a partial marker that did not become one) */
+static void held_text(tp_parser *p, const uint8_t *held, size_t n, size_t hl, const uint8_t *s)
+{
+    uint64_t at = p->chunk && s >= p->chunk && s <= p->chunk + p->chunk_n &&
+                          p->base + (uint64_t)(s - p->chunk) >= hl
+                      ? p->base + (uint64_t)(s - p->chunk) - hl : UINT64_MAX;
+    text_at(p, held, n, at);
 }
 
 void tp_text_call_starts(tp_parser *p)
@@ -201,7 +218,7 @@ size_t tp_scan_text(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t 
     if (r.held_text) {
         size_t hl;
         const uint8_t *held = tp_matcher_path(m, old, &hl);
-        tp_text(p, held, r.held_text);
+        held_text(p, held, r.held_text, hl, s);
     }
     tp_text(p, s, r.text_len);
     *match = r.match;

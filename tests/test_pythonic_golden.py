@@ -33,6 +33,11 @@ GOLDEN = {
     "adjacent_strings_and_raw": ("[search(q=r'a\\d' \"b\" '''c''', n=1_000, f=1e5, g=.5, h=-0, i=007.5)]",
                                  call(0, "search", '{"q": "a\\\\dbc", "n": 1000, "f": 100000.0, "g": 0.5, "h": 0, "i": 7.5}')),
     "escapes": ("[search(q='\\x41\\u00e9\\U0001F600\\101\\t\\q')]", call(0, "search", '{"q": "Aé\U0001F600A\\t\\\\q"}')),
+    # a high surrogate escape then a low one: JSON reads the pair as one
+    # character, written as that character (the normalizer's canonical
+    # form); a lone one stays an escape, also across adjacent literals
+    "surrogate_escapes": ("[search(q='\\ud83d\\ude00|\\ud800x\\udc00|\\ud83d' '\\ude00|\\ud800')]",
+                          call(0, "search", '{"q": "\U0001F600|\\ud800x\\udc00|\U0001F600|\\ud800"}')),
     "unknown_tool_then_known": ("[nope(a=[1, ')']), " + W + "]",
                                 [ParseError(None, "unknown_tool", 7, "nope")] + call(0, "get_weather", W_ARGS)),
     "tuple_value_drops_that_call": ("[search(q=(1, ')')), " + W + "] after",
