@@ -335,23 +335,10 @@ static void value_open(tp_parser *p, const glm_row *r)
     }
 }
 
-/* stream offset of the byte that crosses b's limit when n bytes that start
- * at stream offset `off` are appended (so errors do not depend on chunking) */
-static uint64_t limit_at(const tp_buf *b, const uint8_t *s, uint64_t off, size_t n)
-{
-    size_t room = b->limit > b->len ? b->limit - b->len : 0;
-    size_t k = room < n ? room : n;
-    /* at the start of the character that crosses it (the error's dropped
-     * text starts there: whole characters) */
-    for (int j = 0; j < 3 && k > 0 && k < n && (s[k] & 0xC0) == 0x80; j++)
-        k--;
-    return off + k;
-}
-
 static void hold(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     if (tp_buf_append(&p->pending, s, n))
-        broken(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, s, off, n));
+        broken(p, TP_ERR_BUFFER_LIMIT, tp_buf_limit_at(&p->pending, s, off, n));
 }
 
 static void value_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
@@ -426,7 +413,7 @@ static size_t scan(tp_parser *p, const glm_row *row, const tp_matcher *m, const 
 static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     if (tp_buf_append(&p->pending, s, n)) {
-        broken(p, TP_ERR_BAD_NAME, limit_at(&p->pending, s, off, n));
+        broken(p, TP_ERR_BAD_NAME, tp_buf_limit_at(&p->pending, s, off, n));
         return;
     }
     for (size_t k = 0; k < n && !p->have_args; k++) {
@@ -488,7 +475,7 @@ static void block_text(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 static void key_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     if (tp_buf_append(&p->key, s, n))
-        broken(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->key, s, off, n));
+        broken(p, TP_ERR_BUFFER_LIMIT, tp_buf_limit_at(&p->key, s, off, n));
 }
 
 static void type_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)

@@ -235,24 +235,6 @@ static int in_object(const tp_parser *p)
 }
 
 /* the call's arguments are malformed at `off`: reported, skipped */
-/* where an error for the byte `c` at `off` that a bounded buffer `b`
- * refused is reported: at the start of the character it belongs to (the
- * bytes of it already in `b` come before it), so the error's dropped text
- * starts with a whole character */
-static uint64_t char_start(const tp_buf *b, uint8_t c, uint64_t off)
-{
-    size_t j = 0;
-    if ((c & 0xC0) == 0x80) {
-        while (j < 3 && j < b->len && (b->data[b->len - 1 - j] & 0xC0) == 0x80)
-            j++;
-        if (j < 3 && j < b->len && (b->data[b->len - 1 - j] & 0xC0) == 0xC0)
-            j++;
-        else
-            j = 0; /* no lead byte held: the byte itself */
-    }
-    return off - j;
-}
-
 static void broken(tp_parser *p, int code, uint64_t off)
 {
     tp_call_fail(p, code, off);
@@ -426,7 +408,7 @@ static size_t args_run(tp_parser *p, const kv_row *w, const uint8_t *s, size_t n
             else if (c == '}' || c == ']')
                 broken(p, TP_ERR_BAD_MARKUP, off); /* a key without a value */
             else if (tp_buf_push(&p->key, c))
-                broken(p, TP_ERR_BAD_NAME, char_start(&p->key, c, off));
+                broken(p, TP_ERR_BAD_NAME, tp_buf_char_start(&p->key, c, off));
             break;
         case A_VALUE:
             if (!tp_is_ws(c))
@@ -451,7 +433,7 @@ static size_t args_run(tp_parser *p, const kv_row *w, const uint8_t *s, size_t n
                 break;
             }
             if (tp_buf_push(&p->pending, c)) {
-                broken(p, TP_ERR_BUFFER_LIMIT, char_start(&p->pending, c, off));
+                broken(p, TP_ERR_BUFFER_LIMIT, tp_buf_char_start(&p->pending, c, off));
                 break;
             }
             if (p->pending.len == w->quote_len && memcmp(p->pending.data, w->quote, w->quote_len) == 0) {

@@ -120,17 +120,6 @@ static int eq(const uint8_t *s, size_t n, const char *lit)
     return strlen(lit) == n && memcmp(s, lit, n) == 0;
 }
 
-static uint64_t limit_at(const tp_buf *b, const uint8_t *s, uint64_t off, size_t n)
-{
-    size_t room = b->limit > b->len ? b->limit - b->len : 0;
-    size_t k = room < n ? room : n;
-    /* at the start of the character that crosses it (the error's dropped
-     * text starts there: whole characters) */
-    for (int j = 0; j < 3 && k > 0 && k < n && (s[k] & 0xC0) == 0x80; j++)
-        k--;
-    return off + k;
-}
-
 /* ---- calls ---- */
 
 static void args_lit(tp_parser *p, const char *s)
@@ -335,7 +324,7 @@ static int tag_byte(tp_parser *p, const nx_row *r, uint8_t c, size_t i, uint64_t
 static void hold(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     if (p->vkind == VK_HOLD && tp_buf_append(&p->pending, s, n))
-        fail(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, s, off, n));
+        fail(p, TP_ERR_BUFFER_LIMIT, tp_buf_limit_at(&p->pending, s, off, n));
 }
 
 static void value_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
@@ -485,7 +474,7 @@ static size_t scan(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n
 static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     if (!p->discard && tp_buf_append(&p->name, s, n))
-        fail(p, TP_ERR_BAD_NAME, limit_at(&p->name, s, off, n));
+        fail(p, TP_ERR_BAD_NAME, tp_buf_limit_at(&p->name, s, off, n));
 }
 
 /* Between invokes: blanks are the template's; other bytes are prose

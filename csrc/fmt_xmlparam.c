@@ -403,23 +403,10 @@ static void strip(tp_buf *b)
     }
 }
 
-/* stream offset of the byte that crosses b's limit when n bytes that start
- * at stream offset `off` are appended (errors do not depend on chunking) */
-static uint64_t limit_at(const tp_buf *b, const uint8_t *s, uint64_t off, size_t n)
-{
-    size_t room = b->limit > b->len ? b->limit - b->len : 0;
-    size_t k = room < n ? room : n;
-    /* at the start of the character that crosses it (the error's dropped
-     * text starts there: whole characters) */
-    for (int j = 0; j < 3 && k > 0 && k < n && (s[k] & 0xC0) == 0x80; j++)
-        k--;
-    return off + k;
-}
-
 static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     if (!p->discard && tp_buf_append(&p->name, s, n))
-        fail(p, TP_ERR_BAD_NAME, limit_at(&p->name, s, off, n));
+        fail(p, TP_ERR_BAD_NAME, tp_buf_limit_at(&p->name, s, off, n));
 }
 
 /* An attribute value as written: `&quot;` then `&amp;` read back, in that
@@ -486,7 +473,7 @@ static void name_done(tp_parser *p, const xml_spelling *sp)
 static void key_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     if (!p->discard && tp_buf_append(&p->key, s, n))
-        fail(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->key, s, off, n));
+        fail(p, TP_ERR_BUFFER_LIMIT, tp_buf_limit_at(&p->key, s, off, n));
 }
 
 /* ---- values ---- */
@@ -497,7 +484,7 @@ static void vattr_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
     size_t room = p->pending.len < VATTR_KEEP ? VATTR_KEEP - p->pending.len : 0;
     size_t m = n < room ? n : room;
     if (m && tp_buf_append(&p->pending, s, m))
-        fail(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, s, off, m));
+        fail(p, TP_ERR_BUFFER_LIMIT, tp_buf_limit_at(&p->pending, s, off, m));
 }
 
 /* The value tag's attributes (p->pending, at most VATTR_KEEP bytes): is
@@ -580,7 +567,7 @@ static void value_open(tp_parser *p, const xml_spelling *sp)
 static void hold(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     if (tp_buf_append(&p->pending, s, n))
-        fail(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->pending, s, off, n));
+        fail(p, TP_ERR_BUFFER_LIMIT, tp_buf_limit_at(&p->pending, s, off, n));
 }
 
 /* The tail a stripping row holds back while a string streams: the blanks

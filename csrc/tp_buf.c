@@ -59,6 +59,29 @@ int tp_buf_push(tp_buf *b, uint8_t c)
     return 0;
 }
 
+uint64_t tp_buf_limit_at(const tp_buf *b, const uint8_t *s, uint64_t off, size_t n)
+{
+    size_t room = b->limit > b->len ? b->limit - b->len : 0;
+    size_t k = room < n ? room : n;
+    for (int j = 0; j < 3 && k > 0 && k < n && (s[k] & 0xC0) == 0x80; j++)
+        k--;
+    return off + k;
+}
+
+uint64_t tp_buf_char_start(const tp_buf *b, uint8_t c, uint64_t off)
+{
+    size_t j = 0;
+    if ((c & 0xC0) == 0x80) {
+        while (j < 3 && j < b->len && (b->data[b->len - 1 - j] & 0xC0) == 0x80)
+            j++;
+        if (j < 3 && j < b->len && (b->data[b->len - 1 - j] & 0xC0) == 0xC0)
+            j++;
+        else
+            j = 0; /* no lead byte held: the byte itself */
+    }
+    return off - j;
+}
+
 void tp_buf_shrink(tp_buf *b, size_t keep)
 {
     if (b->len == 0 && b->cap > keep) {

@@ -22,6 +22,15 @@ int tp_buf_reserve(tp_buf *b, size_t extra);
 int tp_buf_append(tp_buf *b, const void *p, size_t n);
 int tp_buf_push(tp_buf *b, uint8_t c);
 
+/* Where an append that `b` refused is reported, so that errors do not
+ * depend on chunking and their dropped text is whole characters:
+ * tp_buf_limit_at: `n` bytes `s` at stream offset `off` (tp_buf_append): the
+ * byte that crosses the limit, moved back to the start of its character in s;
+ * tp_buf_char_start: one byte `c` at `off` (tp_buf_push, a byte-wise
+ * writer): the start of its character, whose first bytes may be b's last. */
+uint64_t tp_buf_limit_at(const tp_buf *b, const uint8_t *s, uint64_t off, size_t n);
+uint64_t tp_buf_char_start(const tp_buf *b, uint8_t c, uint64_t off);
+
 /* Drop capacity beyond `keep` bytes when the buffer is empty, so one huge
  * chunk does not pin memory for the rest of a long stream. */
 void tp_buf_shrink(tp_buf *b, size_t keep);

@@ -57,7 +57,8 @@ echo "== 3. test suite under ASan+UBSan"
 # default: the hardening tests, the API misuse/input tests (uninitialized,
 # re-entrant and shared parsers; their former crash cases run in child
 # processes, which inherit the sanitizer) and every format's golden and
-# property tests (the serving/process tests add minutes under ASan and little coverage of
+# property tests (a module with golden cases is named test_*golden.py:
+# tests/test_golden_files.py checks it; the serving/process tests add minutes under ASan and little coverage of
 # native code); SAN_TESTS="tests -q" runs the whole suite (about 5 min)
 # shellcheck disable=SC2086
 scripts/sanitize-tests.sh ${SAN_TESTS:-tests/test_adversarial.py tests/test_adversarial_adapter.py \

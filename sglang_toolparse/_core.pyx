@@ -495,17 +495,7 @@ cdef class StreamParser:
         # while the core reads them (the core never calls back)
         cdef const uint8_t *data
         cdef Py_ssize_t n
-        cdef bytes keep
-        if PyUnicode_IS_ASCII(text):
-            data = <const uint8_t *>PyUnicode_DATA(text)
-            n = PyUnicode_GET_LENGTH(text)
-        else:
-            try:
-                data = <const uint8_t *>PyUnicode_AsUTF8AndSize(text, &n)
-            except UnicodeEncodeError:  # lone surrogates
-                keep = text.encode("utf-8", "surrogatepass")
-                data = <const uint8_t *>keep
-                n = len(keep)
+        cdef bytes keep = _utf8_view(text, &data, &n)
         if tp_parser_feed(&self.p, data, <size_t>n) != 0:
             raise MemoryError()
 
@@ -860,6 +850,26 @@ cdef Py_ssize_t _utf8_index(const uint8_t *data, Py_ssize_t n, Py_ssize_t chars)
     return n
 
 
+cdef inline bytes _utf8_view(str text, const uint8_t **data, Py_ssize_t *n):
+    """`text` as the UTF-8 bytes the core reads (*data, *n): the str's own
+    buffer (ASCII, or its cached UTF-8), else, for lone surrogates, an
+    encoded copy that is returned: the caller holds `text` and what this
+    returns while the core reads *data."""
+    cdef bytes keep
+    if PyUnicode_IS_ASCII(text):
+        data[0] = <const uint8_t *>PyUnicode_DATA(text)
+        n[0] = PyUnicode_GET_LENGTH(text)
+        return None
+    try:
+        data[0] = <const uint8_t *>PyUnicode_AsUTF8AndSize(text, n)
+        return None
+    except UnicodeEncodeError:  # lone surrogates
+        keep = text.encode("utf-8", "surrogatepass")
+        data[0] = <const uint8_t *>keep
+        n[0] = len(keep)
+        return keep
+
+
 cdef int _text_differs(tp_parser *p, const uint8_t *data, Py_ssize_t n, Py_ssize_t *at):
     """1 if the batch holds anything but text, or text that is not the
     input's next bytes (data[at:]); advances `at` over the text."""
@@ -897,18 +907,8 @@ def starts_call(str format not None, text, Py_ssize_t pos=0):
         text = PyUnicode_FromObject(text)
     if pos < 0 or pos > PyUnicode_GET_LENGTH(text):
         raise ValueError("pos %d is outside the text" % pos)
-    if PyUnicode_IS_ASCII(text):
-        data = <const uint8_t *>PyUnicode_DATA(text)
-        n = PyUnicode_GET_LENGTH(text)
-        start = pos
-    else:
-        try:
-            data = <const uint8_t *>PyUnicode_AsUTF8AndSize(text, &n)
-        except UnicodeEncodeError:  # lone surrogates
-            keep = (<str>text).encode("utf-8", "surrogatepass")
-            data = <const uint8_t *>keep
-            n = len(keep)
-        start = _utf8_index(data, n, pos)
+    keep = _utf8_view(text, &data, &n)
+    start = pos if PyUnicode_IS_ASCII(text) else _utf8_index(data, n, pos)
     # `text` (or `keep`) is held by this frame while the core reads `data`
     if tp_parser_init(&p, fmt, NULL, TP_FLAG_ACCEPT_ANY) != 0:
         raise MemoryError()
@@ -1013,16 +1013,7 @@ def parse_plain(str format not None, text):
         if not isinstance(text, str):
             raise TypeError("parse_plain() takes a str, not %s" % type(text).__name__)
         text = PyUnicode_FromObject(text)
-    if PyUnicode_IS_ASCII(text):
-        data = <const uint8_t *>PyUnicode_DATA(text)
-        n = PyUnicode_GET_LENGTH(text)
-    else:
-        try:
-            data = <const uint8_t *>PyUnicode_AsUTF8AndSize(text, &n)
-        except UnicodeEncodeError:  # lone surrogates
-            keep = (<str>text).encode("utf-8", "surrogatepass")
-            data = <const uint8_t *>keep
-            n = len(keep)
+    keep = _utf8_view(text, &data, &n)
     # `text` (or `keep`) is held by this frame while the core reads `data`
     if tp_parser_init(&p, fmt, NULL, TP_FLAG_ACCEPT_ANY) != 0:
         raise MemoryError()

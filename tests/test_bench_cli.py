@@ -17,7 +17,7 @@ import pytest
 from sglang_toolparse import available_formats, parse
 from sglang_toolparse.bench import corpus
 from sglang_toolparse.bench.runner import assemble_events, compare_calls, compare_text
-from sglang_toolparse.bench.sides import discover_formats
+from sglang_toolparse.bench.sides import EXTRA_ROWS, EXTRA_SCENARIOS, discover_formats
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "benchmarks", "replay_example.jsonl")
@@ -45,6 +45,19 @@ def test_corpus_ground_truth_is_what_the_native_parser_extracts(fmt, key):
     assert [(c.name, c.arguments) for c in r.calls] == case.expected_calls
     assert r.text == case.expected_text
     assert not r.errors
+
+
+@pytest.mark.parametrize("row", EXTRA_ROWS, ids=lambda f: f.label)
+@pytest.mark.parametrize("key", EXTRA_SCENARIOS)
+def test_extra_row_ground_truth_is_what_the_native_parser_extracts(row, key):
+    """The rows beyond one per native name (mistral_native's pre-v11 array,
+    tool_choice=required): their own renderer, no prose, read by the core
+    format the row's parsers run."""
+    case = corpus.render_case(corpus.make_scenario(key), row.corpus_key)
+    assert "".join(case.chunks) == case.text and case.expected_text == ""
+    r = parse(row.core, case.text, corpus.TOOLS)
+    assert [(c.name, c.arguments) for c in r.calls] == case.expected_calls
+    assert r.text == "" and not r.errors
 
 
 def test_corpus_sizes_and_chunking():
@@ -127,7 +140,10 @@ def test_quick_table_and_json(quick):
     rendered = [f["native_name"] for f in rep["formats"] if f["core"] in corpus.RENDERERS]
     assert "qwen25_native" in fmts and "hermes_native" in fmts
     pairs = {(r["format"], r["scenario"]) for r in rep["results"]}
-    assert pairs == {(f, s) for f in rendered for s in corpus.scenario_keys("quick")}
+    rows = [r["label"] for r in rep["extra_rows"]]
+    assert rows == ["mistral_native[mistral_array]", "NativeJsonArrayParser"]
+    assert pairs == {(f, s) for f in rendered for s in corpus.scenario_keys("quick")} | {
+        (f, s) for f in rows for s in corpus.scenario_keys("quick") if s in EXTRA_SCENARIOS}
     for r in rep["results"]:
         assert r["chunks"] >= 1 and r["bytes"] > 0
         sa = r["sides"]["standalone"]
@@ -164,7 +180,8 @@ def test_quick_sglang_sides_measured_and_checked(quick):
 
     for r in rep["results"]:
         s = r["sides"]
-        assert set(s) - {"vllm"} == {"native", "sglang", "floor", "standalone"}
+        # JsonArrayParser is fed by the serving layer itself: no FunctionCallParser floor
+        assert set(s) - {"vllm"} == {"native", "sglang", "standalone"} | ({"floor"} if r["core"] != "jsonarray" else set())
         # the native detector through SGLang's FunctionCallParser reproduces the ground truth
         assert s["native"]["calls"] == "ok" and s["native"]["text"] == "ok", r
         if s["sglang"].get("capped"):  # only a capped builtin may be left unfinished or untried
@@ -172,8 +189,8 @@ def test_quick_sglang_sides_measured_and_checked(quick):
             continue
         assert s["sglang"]["calls"] in STATUSES and s["sglang"]["text"] in TEXT_STATUSES
         # the floor returns nothing: its calls match only when there are none
-        assert s["floor"]["calls"] == ("ok" if not r["arg_bytes"] else "diff")
-        assert r["ratios"]["sglang_over_native"] > 0 and r["ratios"]["native_over_floor"] > 0
+        assert "floor" not in s or s["floor"]["calls"] == ("ok" if not r["arg_bytes"] else "diff")
+        assert r["ratios"]["sglang_over_native"] > 0 and ("floor" not in s or r["ratios"]["native_over_floor"] > 0)
         if s["sglang"]["calls"] != "ok":
             assert "calls_got" in s["sglang"]
     met = {t["target"].split(":")[0] for t in rep["targets"] if t["met"] is not None}

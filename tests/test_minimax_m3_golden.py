@@ -9,11 +9,12 @@ import json
 
 import pytest
 
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
+from sglang_toolparse import ArgsDelta, CallStart, StreamParser, Text
 from sglang_toolparse.minimax_m3_types import value as m3_value
 from format_table import M3_NS as NS
 from format_table import minimax_m3_block, render_minimax_m3
-from support import CHUNKERS, check_stream_invariants, every_split, run
+from golden import call, err, golden_tests, replay_splits
+from support import run
 
 SCHEMA = {
     "type": "object",
@@ -34,14 +35,6 @@ SCHEMA = {
 }
 TOOLS = [{"type": "function", "function": {"name": n, "parameters": SCHEMA}} for n in ("get_weather", "noop")]
 OPEN, CLOSE = NS + "<tool_call>", NS + "</tool_call>"
-
-
-def call(i, name, args):
-    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
-
-
-def err(index, code, offset, detail=""):
-    return ParseError(index, code, offset, detail)
 
 
 def block(*calls):
@@ -107,22 +100,7 @@ GOLDEN = {
     "empty_name": (OPEN + NS + '<invoke name="">' + NS + "</invoke>" + CLOSE + "t", [err(None, "bad_name", 24),
                                                                                      Text("t")]),
 }
-CASES = sorted(GOLDEN)
-
-
-@pytest.mark.parametrize("case", CASES)
-def test_golden_every_chunker(case):
-    text, expected = GOLDEN[case]
-    for name, chunker in CHUNKERS.items():
-        assert run("minimax_m3", chunker(text), TOOLS) == expected, name
-    check_stream_invariants(expected)
-
-
-@pytest.mark.parametrize("case", CASES)
-def test_golden_every_split(case):
-    text, expected = GOLDEN[case]
-    for chunks in every_split(text):
-        assert run("minimax_m3", chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests("minimax_m3", GOLDEN, TOOLS)
 
 
 def test_string_streams_before_its_closing_tag():
@@ -153,8 +131,7 @@ def test_value_over_the_buffer_limit_same_at_every_split():
     want = run("minimax_m3", [text], TOOLS, max_buffer=64)
     assert [type(e).__name__ for e in want] == ["CallStart", "ArgsDelta", "ParseError", "Text"]
     assert want[1].delta == '{"loc": ' and want[2].code == "buffer_limit" and want[3].text == "t"
-    for chunks in every_split(text):
-        assert run("minimax_m3", chunks, TOOLS, max_buffer=64) == want, chunks
+    replay_splits("minimax_m3", text, want, TOOLS, max_buffer=64)
 
 
 @pytest.mark.parametrize("raw,schema,want", [

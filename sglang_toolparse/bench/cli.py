@@ -17,7 +17,10 @@ arguments, 2 KB of prose, 3 calls in 20-200-char bursts, one call with a 1, 4,
 four sides: native (<name>_native via FunctionCallParser.parse_stream_chunk),
 sglang (the builtin detector, same calls), floor (a detector returning an
 empty result: SGLang's own per-chunk cost) and standalone
-(sglang_toolparse.StreamParser.feed). Prints us per chunk, ratios, whether
+(sglang_toolparse.StreamParser.feed); also rows for mistral_native's pre-v11
+array and for tool_choice="required" (JsonArrayParser, SGLang's serving
+path, next to NativeJsonArrayParser) on the chat, burst and 16 KB cases.
+Prints us per chunk, ratios, whether
 each side's calls and text equal the ground truth, and the project's targets.
 
 --input FILE: replays recorded model outputs, one JSON object per line:

@@ -451,6 +451,29 @@ RENDERERS: Dict[str, Renderer] = {
 }
 
 
+def render_mistral_array(prose: str, calls: Sequence[Call]) -> str:
+    """Mistral's pre-v11 array (Mistral-7B-Instruct-v0.3's template): `[TOOL_CALLS] [`,
+    each call's `{"name": ..., "arguments": ...}` with `, "id": "<9 alphanumerics>"`
+    added, joined by `, `, then `]`. The template writes no content with calls."""
+    return "[TOOL_CALLS] [" + ", ".join(_dumps({"name": n, "arguments": a})[:-1] + ', "id": "c%08d"}' % i
+                                        for i, (n, a) in enumerate(calls)) + "]"
+
+
+def render_jsonarray(prose: str, calls: Sequence[Call]) -> str:
+    """tool_choice="required" / a named tool: what SGLang's JSON-schema
+    constraint makes a model write, `[{"name": ..., "parameters": ...}, ...]`
+    and nothing else."""
+    return _dumps([{"name": n, "parameters": a} for n, a in calls])
+
+
+# Rows beyond one per native parser name (sides.EXTRA_ROWS), keyed by row:
+# neither form carries prose, so their cases have none
+ROW_RENDERERS: Dict[str, Renderer] = {
+    "mistral_array": render_mistral_array,
+    "jsonarray": render_jsonarray,
+}
+
+
 # -- tools -----------------------------------------------------------------
 def _tool(name: str, desc: str, props: Dict[str, Any], required: Sequence[str]) -> Dict[str, Any]:
     return {
@@ -586,6 +609,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "kimi_k2": _KIMI_SECTION + _KIMI_CALL,
     "llama3": ("<|python_tag|>",),
     "mistral": ("[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"),
+    "mistral_array": ("[TOOL_CALLS]",),
 
 
     "gpt_oss": _HARMONY,
@@ -743,7 +767,9 @@ CARRIED: Dict[str, Callable[[str, Dict[str, Any]], Dict[str, Any]]] = {"minimax_
 
 def render_case(scenario: Scenario, fmt: str, chunk: int = 4, renderer: Optional[Renderer] = None,
                 split_markers: bool = False) -> Case:
-    render = renderer or RENDERERS[fmt]
+    render = renderer or RENDERERS.get(fmt) or ROW_RENDERERS[fmt]
+    if fmt in ROW_RENDERERS:
+        scenario = scenario._replace(prose="")
     text = render(scenario.prose, scenario.calls)
     tokens = () if split_markers else SPECIAL_TOKENS.get(fmt, ())
     if scenario.chunking == "bursts":

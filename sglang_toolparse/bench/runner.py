@@ -13,7 +13,7 @@ from . import capped, corpus
 from . import oneshot as one
 from .common import Policy, clip as _clip, compare_calls, compare_text  # noqa: F401 (also imported from here)
 from .progress import progress
-from .sides import SIDES, Format, SGLang, Side, make_side
+from .sides import EXTRA_ROWS, EXTRA_SCENARIOS, SIDES, Format, SGLang, Side, make_side
 
 
 class Mode(NamedTuple):
@@ -236,10 +236,12 @@ def run_bench(
     if not sg.ok:
         notes.append("SGLang is not importable (%s): only the standalone native parser is measured." % sg.error)
     fmts = discover_formats(sg)
+    rows = list(EXTRA_ROWS)
     if formats:
         wanted = set(formats)
         fmts = [f for f in fmts if wanted & ({f.native_name, f.core, f.builtin or ""} | set(f.aliases))]
-        if not fmts:
+        rows = [f for f in rows if wanted & {f.native_name, f.core, f.builtin or "", f.row, f.label}]
+        if not fmts and not rows:
             raise SystemExit("no registered format matches %s" % ", ".join(sorted(wanted)))
     for f in fmts:
         if f.aliases:
@@ -248,8 +250,8 @@ def run_bench(
     scen = [corpus.make_scenario(k) for k in keys]
 
     plan: List[Tuple[Format, corpus.Case, List[Side]]] = []
-    for f in fmts:
-        render = corpus.RENDERERS.get(f.core)
+    for f in fmts + rows:
+        render = corpus.ROW_RENDERERS[f.row] if f.row else corpus.RENDERERS.get(f.core)
         if render is None:
             notes.append("%s: no corpus renderer for core format %r yet; skipped (add one to "
                          "sglang_toolparse/bench/corpus.py RENDERERS)." % (f.native_name, f.core))
@@ -260,7 +262,9 @@ def run_bench(
             if s is not None:
                 side_objs.append(s)
         for sc in scen:
-            plan.append((f, corpus.render_case(sc, f.core, chunk, render, split_markers), side_objs))
+            if f.row and sc.key not in EXTRA_SCENARIOS:
+                continue
+            plan.append((f, corpus.render_case(sc, f.corpus_key, chunk, render, split_markers), side_objs))
 
     one_keys = one.scenario_keys(mode.name) if oneshot else []
     one_fmts = [f for f in fmts if f.core in corpus.RENDERERS]
@@ -271,7 +275,7 @@ def run_bench(
     with progress(total, enabled=show_progress) as bar:
         for f, case, side_objs in plan:
             res: Dict[str, Any] = {
-                "format": f.native_name,
+                "format": f.label,
                 "builtin": f.builtin,
                 "core": f.core,
                 "scenario": case.key,
@@ -280,28 +284,28 @@ def run_bench(
                 "arg_bytes": case.scenario.arg_bytes,
                 "chunks": len(case.chunks),
                 "chunking": ("bursts 20-200" if case.scenario.chunking == "bursts" else "fixed %d" % chunk)
-                + ("" if split_markers or f.core not in corpus.SPECIAL_TOKENS else ", special tokens whole"),
+                + ("" if split_markers or f.corpus_key not in corpus.SPECIAL_TOKENS else ", special tokens whole"),
                 "sides": {},
             }
             for side in side_objs:
                 bar.describe("%s %s %s" % (f.core, case.key, side.kind))
                 if side.kind == "sglang" and f.core in capped.CAPPED:
-                    res["sides"]["sglang"] = _capped_case(side, case, f.core, mode, dnf.get(f.native_name))
+                    res["sides"]["sglang"] = _capped_case(side, case, f.core, mode, dnf.get(f.label))
                     if res["sides"]["sglang"].get("did_not_finish_s") and case.key.startswith("args"):
-                        dnf.setdefault(f.native_name, case.scenario.arg_bytes)
+                        dnf.setdefault(f.label, case.scenario.arg_bytes)
                     bar.update()
                     continue
                 if side.kind == "sglang" and case.key.startswith("args") and case.scenario.arg_bytes > PROBE_BYTES \
-                        and f.native_name not in last_args:
+                        and f.label not in last_args:
                     # nothing smaller was measured: time a 4 KB argument once to estimate from
-                    probe = corpus.render_case(corpus.make_scenario("args4k"), f.core, chunk, None, split_markers)
+                    probe = corpus.render_case(corpus.make_scenario("args4k"), f.corpus_key, chunk, None, split_markers)
                     try:
                         st, _, _ = measure(side, probe.chunks, Policy(0.0, 1, 1), mode.clock)
-                        last_args[f.native_name] = (probe.scenario.arg_bytes, st["total_ms_min"] / 1e3)
+                        last_args[f.label] = (probe.scenario.arg_bytes, st["total_ms_min"] / 1e3)
                     except Exception:
                         pass
-                if side.kind == "sglang" and case.key.startswith("args") and f.native_name in last_args:
-                    prev_b, prev_s = last_args[f.native_name]
+                if side.kind == "sglang" and case.key.startswith("args") and f.label in last_args:
+                    prev_b, prev_s = last_args[f.label]
                     est = prev_s * (case.scenario.arg_bytes / prev_b) ** 2
                     if est > mode.sglang_limit:
                         res["sides"]["sglang"] = {
@@ -314,8 +318,8 @@ def run_bench(
                 policy = mode.slow if side.kind == "sglang" else mode.fast
                 res["sides"][side.kind] = measure_case(side, case, policy, mode.clock)
                 if side.kind == "sglang" and case.key.startswith("args") and "error" not in res["sides"]["sglang"]:
-                    last_args[f.native_name] = (case.scenario.arg_bytes,
-                                                res["sides"]["sglang"]["total_ms_min"] / 1e3)
+                    last_args[f.label] = (case.scenario.arg_bytes,
+                                          res["sides"]["sglang"]["total_ms_min"] / 1e3)
                 bar.update()
             res["ratios"] = {
                 "sglang_over_native": _ratio(_t(res, "sglang"), _t(res, "native")),
@@ -342,6 +346,7 @@ def run_bench(
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "environment": environment(sg),
         "formats": [f._asdict() for f in fmts],
+        "extra_rows": [dict(f._asdict(), label=f.label) for f in rows],
         "results": results,
         "targets": targets(results, chunk, mode.clock) + one.oneshot_targets(oneshot_rows, mode.clock),
         "oneshot": oneshot_rows,

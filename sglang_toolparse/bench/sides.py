@@ -129,6 +129,28 @@ class Format(NamedTuple):
     builtin: Optional[str]  # e.g. "qwen25"
     core: str  # core format name, keys the corpus renderers
     aliases: Tuple[str, ...]  # other native names for the same pair
+    row: str = ""  # an EXTRA_ROWS row: its corpus.ROW_RENDERERS key
+
+    @property
+    def label(self) -> str:
+        """The row's name in the results: the native name, and the row
+        where the pair has another one."""
+        return "%s[%s]" % (self.native_name, self.row) if self.row and self.row != self.core else self.native_name
+
+    @property
+    def corpus_key(self) -> str:
+        return self.row or self.core
+
+
+# Rows beyond one per NATIVE_NAMES pair, on EXTRA_SCENARIOS: mistral_native's
+# pre-v11 array form, and tool_choice="required" / a named tool, which SGLang's
+# serving layer parses with JsonArrayParser (outside FunctionCallParser) and
+# the serving hooks with NativeJsonArrayParser (the `jsonarray` core format).
+EXTRA_SCENARIOS = ("chat", "bursts3", "args16k")
+EXTRA_ROWS = (
+    Format("mistral_native", "mistral", "mistral", (), "mistral_array"),
+    Format("NativeJsonArrayParser", "JsonArrayParser", "jsonarray", (), "jsonarray"),
+)
 
 
 def _core_format(native_name: str, cls_name: str, builtin: Optional[str], sg: Optional[SGLang]) -> str:
@@ -207,6 +229,8 @@ def make_side(kind: str, fmt: Format, tools: List[Dict[str, Any]], sg: Optional[
         return Side(kind, start_sa)
     if sg is None or not sg.ok:
         return None
+    if fmt.core == "jsonarray":
+        return _json_array_side(kind, tools, sg)
     if kind == "native":
         parser_name = fmt.native_name
     elif kind == "sglang":
@@ -225,3 +249,32 @@ def make_side(kind: str, fmt: Format, tools: List[Dict[str, Any]], sg: Optional[
         return p.parse_stream_chunk, p.parse_stream_end
 
     return Side(kind, start_fcp)
+
+
+def _json_array_side(kind: str, tools: List[Dict[str, Any]], sg: SGLang) -> Optional[Side]:
+    """JsonArrayParser (sglang) or NativeJsonArrayParser (native) fed as
+    SGLang's serving layer feeds it (parse_streaming_increment(delta, tools),
+    finish(tools) at the end); no floor (FunctionCallParser is not on this
+    path)."""
+    if kind == "native":
+        from sglang_toolparse.sglang_adapter import NativeJsonArrayParser as cls
+    elif kind == "sglang":
+        from sglang.srt.function_call.json_array_parser import JsonArrayParser as cls
+    else:
+        return None
+    sg_tools = sg.tools(tools)
+
+    def start() -> Tuple[Feed, End]:
+        p = cls()
+
+        def feed(chunk: str) -> Tuple[str, list]:
+            r = p.parse_streaming_increment(chunk, sg_tools)
+            return r.normal_text, r.calls
+
+        def end() -> Tuple[str, list]:
+            r = p.finish(sg_tools)
+            return r.normal_text, r.calls
+
+        return feed, end
+
+    return Side(kind, start)

@@ -7,15 +7,12 @@ rendering of an assistant turn's calls: `<|START_ACTION|>[` then one
 joined by `,` and newlines, then `]<|END_ACTION|>`."""
 import pytest
 
+from golden import call, golden_tests
+from parity import IMPLS, parity_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
-from support import CHUNKERS, every_split, run
 
 TOOLS = ["get_weather", "search", "noop"]
 SA, EA = "<|START_ACTION|>", "<|END_ACTION|>"
-
-
-def call(i, name, args):
-    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
 
 
 W_ARGS = '{"city": "Paris", "days": 3}'
@@ -53,11 +50,7 @@ GOLDEN = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(GOLDEN))
-def test_golden_every_split(case):
-    text, expected = GOLDEN[case]
-    for chunks in every_split(text):
-        assert run("cohere_command4", chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests("cohere_command4", GOLDEN, TOOLS)
 
 
 def test_arguments_stream_before_the_block_closes():
@@ -77,39 +70,24 @@ P = '{"tool_call_id": "1", "tool_name": "search", "parameters": ' + P_RAW + '}'
 CASES = {  # name -> (text, prose, calls)
     "single": (block(W), "", [("get_weather", W_ARGS)]),
     "two": (block(W, P), "", [("get_weather", W_ARGS), ("search", P_ARGS)]),
-    "prose_then_call": ("Checking. " + block(W), "Checking. ", [("get_weather", W_ARGS)]),
+    # SGLang keeps the blank before the block in one-shot content; the
+    # native parser drops whitespace before a call (template formatting)
+    "prose_then_call": ("Checking. " + block(W), {"builtin": "Checking. ", "native": "Checking."},
+                        [("get_weather", W_ARGS)]),
 }
-IMPLS = ["builtin", "native"]
 
 
 def parser_name(impl):
     return "cohere_command4" if impl == "builtin" else "cohere_command4_native"
 
 
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_one_shot_same_calls(fcp, sglang_tool, impl, case):
-    from sglang_support import one_shot
-
-    text, prose, calls = CASES[case]
-    got = one_shot(fcp, sglang_tool(*PTOOLS), parser_name(impl), text)
-    assert got[1] == calls
-    # SGLang keeps the blank before the block in one-shot content; the
-    # native parser drops whitespace before a call (template formatting)
-    assert got[0] == (prose if impl == "builtin" else prose.rstrip())
-
-
-@pytest.mark.parametrize("chunker", sorted(CHUNKERS))
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_streamed_calls(fcp, sglang_tool, request, impl, case, chunker):
-    from sglang_support import stream_through
-
-    text, prose, calls = CASES[case]
+def streamed_xfail(impl, case, chunker):
     if impl == "builtin" and case == "prose_then_call" and chunker == "one":
-        request.applymarker(pytest.mark.xfail(strict=True, reason="SGLang returns the prose before <|START_ACTION|> and keeps the block of that chunk for a later chunk; at the end of the stream nothing parses it (the call is lost)"))
-    got = stream_through(fcp, sglang_tool(*PTOOLS), parser_name(impl), CHUNKERS[chunker](text))
-    assert got[1] == calls
+        return "SGLang returns the prose before <|START_ACTION|> and keeps the block of that chunk for a later chunk; at the end of the stream nothing parses it (the call is lost)"
+    return None
+
+
+test_one_shot_same_calls, test_streamed_calls = parity_tests("cohere_command4", CASES, PTOOLS, streamed_xfail, prose=False)
 
 
 @pytest.mark.parametrize("impl", IMPLS)

@@ -4,14 +4,11 @@ SGLang's JsonArrayParser at the detector (strict xfails name what it gets
 wrong). Through OpenAIServingChat: tests/test_serving_required.py."""
 import pytest
 
+from golden import call, golden_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
-from support import CHUNKERS, every_split, run
+from support import CHUNKERS
 
 TOOLS = ["get_weather", "search", "noop"]
-
-
-def call(i, name, args):
-    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
 
 
 W = '{"name": "get_weather", "parameters": {"city": "Paris", "days": 3}}'
@@ -46,11 +43,7 @@ GOLDEN = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(GOLDEN))
-def test_golden_every_split(case):
-    text, expected = GOLDEN[case]
-    for chunks in every_split(text):
-        assert run("jsonarray", chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests("jsonarray", GOLDEN, TOOLS)
 
 
 def test_arguments_stream_before_the_array_closes():

@@ -6,15 +6,12 @@ assistant's calls as `<|tools_prefix|>[{"NAME": ARGS}, ...]<|tools_suffix|>`,
 one single-key object per call."""
 import pytest
 
+from golden import call, golden_tests
+from parity import IMPLS, parity_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
-from support import CHUNKERS, every_split, run
 
 TOOLS = ["get_weather", "search", "noop"]
 TP, TS = "<|tools_prefix|>", "<|tools_suffix|>"
-
-
-def call(i, name, args):
-    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
 
 
 W_ARGS = '{"city": "Paris", "days": 3}'
@@ -49,11 +46,7 @@ GOLDEN = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(GOLDEN))
-def test_golden_every_split(case):
-    text, expected = GOLDEN[case]
-    for chunks in every_split(text):
-        assert run("apertus2509", chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests("apertus2509", GOLDEN, TOOLS)
 
 
 def test_arguments_stream_before_the_block_closes():
@@ -71,30 +64,13 @@ CASES = {  # name -> (text, prose, calls)
     "two": (block(W, S), "", [("get_weather", W_ARGS), ("search", S_ARGS)]),
     "prose_then_call": ("Checking. " + block(W), "Checking.", [("get_weather", W_ARGS)]),
 }
-IMPLS = ["builtin", "native"]
 
 
 def parser_name(impl):
     return "apertus2509" if impl == "builtin" else "apertus2509_native"
 
 
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_one_shot_same_calls(fcp, sglang_tool, impl, case):
-    from sglang_support import one_shot
-
-    text, prose, calls = CASES[case]
-    assert one_shot(fcp, sglang_tool(*PTOOLS), parser_name(impl), text) == (prose, calls)
-
-
-@pytest.mark.parametrize("chunker", sorted(CHUNKERS))
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_streamed_calls(fcp, sglang_tool, impl, case, chunker):
-    from sglang_support import stream_through
-
-    text, prose, calls = CASES[case]
-    assert stream_through(fcp, sglang_tool(*PTOOLS), parser_name(impl), CHUNKERS[chunker](text))[1] == calls
+test_one_shot_same_calls, test_streamed_calls = parity_tests("apertus2509", CASES, PTOOLS, prose=False)
 
 
 @pytest.mark.parametrize("impl", IMPLS)

@@ -1,19 +1,15 @@
 """InternLM2 / Intern-S1 (`interns1`, a row of fmt_jsontag.c): golden cases
 replayed at every split, and parity with SGLang's InternlmDetector through
 FunctionCallParser (strict xfails name what SGLang gets wrong)."""
-import pytest
-
+from golden import call, golden_tests
+from parity import parity_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
-from support import CHUNKERS, every_split, run
+from support import CHUNKERS
 
 TOOLS = ["get_weather", "search", "noop"]
 A = "<|action_start|><|plugin|>"   # the template's spelling
 B = "<|action_start|> <|plugin|>"  # SGLang's detokenizer (spaces_between_special_tokens)
 E = "<|action_end|>"
-
-
-def call(i, name, args):
-    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
 
 
 W = '{"name": "get_weather", "parameters": {"city": "Paris", "days": 3}}'
@@ -47,11 +43,7 @@ GOLDEN = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(GOLDEN))
-def test_golden_every_split(case):
-    text, expected = GOLDEN[case]
-    for chunks in every_split(text):
-        assert run("interns1", chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests("interns1", GOLDEN, TOOLS)
 
 
 def test_arguments_stream_before_the_call_ends():
@@ -75,7 +67,6 @@ CASES = {  # name -> (text, prose, calls)
     "prose_after_call": (B + "\n" + W + E + " Done.", " Done.", [W_CALL]),
     "end_token_inside_a_string": (B + "\n" + S + E, "", [("search", S_ARGS)]),
 }
-IMPLS = ["builtin", "native"]
 # what SGLang's InternlmDetector gets wrong
 PROSE_AFTER = "SGLang drops prose after the first call (its streaming path returns no text once a call was sent; its one-shot keeps only the text before the first call)"
 SECOND = ("SGLang loses a second call: after the first it discards every chunk without the whole "
@@ -83,38 +74,15 @@ SECOND = ("SGLang loses a second call: after the first it discards every chunk w
 END_IN_STRING = "SGLang ends the call at the first <|action_end|>, even inside a JSON string, and drops the call"
 ONE_SHOT_FAILS = {"prose_after_call": PROSE_AFTER, "end_token_inside_a_string": END_IN_STRING}
 
-
-def parser_name(impl):
-    return "interns1" if impl == "builtin" else "interns1_native"
-
-
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_one_shot_same_calls(fcp, sglang_tool, request, impl, case):
-    from sglang_support import one_shot
-
-    if impl == "builtin" and case in ONE_SHOT_FAILS:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=ONE_SHOT_FAILS[case]))
-    text, prose, calls = CASES[case]
-    assert one_shot(fcp, sglang_tool(*PTOOLS), parser_name(impl), text) == (prose, calls)
-
-
-@pytest.mark.parametrize("chunker", sorted(CHUNKERS))
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_streamed_calls(fcp, sglang_tool, request, impl, case, chunker):
-    from sglang_support import stream_through
-
-    if impl == "builtin" and (case, chunker) in BUILTIN_STREAM_FAILS:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=BUILTIN_STREAM_FAILS[case, chunker]))
-    text, prose, calls = CASES[case]
-    assert stream_through(fcp, sglang_tool(*PTOOLS), parser_name(impl), CHUNKERS[chunker](text)) == (prose, calls)
-
-
 # what each chunking gives SGLang (bursts carry the second opening tag whole)
 BUILTIN_STREAM_FAILS = {("two_calls", c): SECOND for c in ("chars", "fixed4", "one", "tokens")}
 BUILTIN_STREAM_FAILS.update({("prose_after_call", c): PROSE_AFTER for c in CHUNKERS})
 BUILTIN_STREAM_FAILS.update({("end_token_inside_a_string", c): END_IN_STRING for c in CHUNKERS})
+
+test_one_shot_same_calls, test_streamed_calls = parity_tests(
+    "interns1", CASES, PTOOLS,
+    streamed_xfail=lambda impl, case, chunker: BUILTIN_STREAM_FAILS.get((case, chunker)) if impl == "builtin" else None,
+    one_shot_xfail=lambda impl, case: ONE_SHOT_FAILS.get(case) if impl == "builtin" else None)
 
 
 def test_has_tool_call_agrees_with_the_parse(fcp, sglang_tool):

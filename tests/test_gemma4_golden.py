@@ -9,16 +9,14 @@ import random
 import pytest
 
 from format_table import render_gemma4
+from golden import call, golden_tests, replay_splits
+from parity import IMPLS, parity_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
-from support import CHUNKERS, every_split, run
+from support import CHUNKERS, run
 
 TOOLS = ["get_weather", "search", "f", "g"]
 Q = '<|"|>'
 OPEN, CLOSE = "<|tool_call>", "<tool_call|>"
-
-
-def call(i, name, args):
-    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
 
 
 def block(body):
@@ -71,11 +69,7 @@ GOLDEN = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(GOLDEN))
-def test_golden_every_split(case):
-    text, expected = GOLDEN[case]
-    for chunks in every_split(text):
-        assert run("gemma4", chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests("gemma4", GOLDEN, TOOLS)
 
 
 LIMITS = {  # name -> (text, limits, events): bounded buffers give a defined error
@@ -96,8 +90,7 @@ LIMITS = {  # name -> (text, limits, events): bounded buffers give a defined err
 @pytest.mark.parametrize("case", sorted(LIMITS))
 def test_limits_every_split(case):
     text, limits, expected = LIMITS[case]
-    for chunks in every_split(text):
-        assert run("gemma4", chunks, ["f"], **limits) == expected, chunks
+    replay_splits("gemma4", text, expected, ["f"], **limits)
 
 
 def test_string_streams_as_generated():
@@ -146,30 +139,13 @@ CASES = {  # name -> (text, prose, calls)
     "unknown_tool_forwarded": (block("call:nope{a:1}"), "", [("nope", '{"a": 1}')]),
     "prose_before": ("Sure." + W, "Sure.", [("get_weather", W_ARGS)]),
 }
-IMPLS = ["builtin", "native"]
 
 
 def parser_name(impl):
     return "gemma4" if impl == "builtin" else "gemma4_native"
 
 
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_one_shot_same_calls(fcp, sglang_tool, impl, case):
-    from sglang_support import one_shot
-
-    text, prose, calls = CASES[case]
-    assert one_shot(fcp, sglang_tool(*PTOOLS), parser_name(impl), text) == (prose, calls)
-
-
-@pytest.mark.parametrize("chunker", sorted(CHUNKERS))
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_streamed_calls(fcp, sglang_tool, impl, case, chunker):
-    from sglang_support import stream_through
-
-    text, prose, calls = CASES[case]
-    assert stream_through(fcp, sglang_tool(*PTOOLS), parser_name(impl), CHUNKERS[chunker](text)) == (prose, calls)
+test_one_shot_same_calls, test_streamed_calls = parity_tests("gemma4", CASES, PTOOLS)
 
 
 @pytest.mark.parametrize("impl", IMPLS)

@@ -1,19 +1,14 @@
 """GigaChat 3 / 3.1 (`gigachat3`, a row of fmt_jsontag.c): golden cases
 replayed at every split, and parity with SGLang's GigaChat3Detector through
 FunctionCallParser (strict xfails name what SGLang gets wrong)."""
-import pytest
-
+from golden import call, golden_tests
+from parity import parity_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
-from support import CHUNKERS, every_split, run
 
 TOOLS = ["get_weather", "search", "noop"]
 H = "<|message_sep|>\n\nfunction call<|role_sep|>\n"  # GigaChat 3's template
 R = "function call<|role_sep|>\n"                     # the role header alone (SGLang reads it)
 F = "<|function_call|>"                                # GigaChat 3.1's template
-
-
-def call(i, name, args):
-    return [CallStart(i, name), ArgsDelta(i, args), CallEnd(i, name, args)]
 
 
 W = '{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}'
@@ -46,11 +41,7 @@ GOLDEN = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(GOLDEN))
-def test_golden_every_split(case):
-    text, expected = GOLDEN[case]
-    for chunks in every_split(text):
-        assert run("gigachat3", chunks, TOOLS) == expected, chunks
+test_golden_every_chunker, test_golden_every_split = golden_tests("gigachat3", GOLDEN, TOOLS)
 
 
 def test_arguments_stream_before_the_object_closes():
@@ -75,7 +66,6 @@ CASES = {  # name -> (text, prose, calls)
     "prose_after_the_call": (F + W + " Done.", " Done.", [W_CALL]),
     "two_calls": (F + W + F + S, "", [W_CALL, S_CALL]),
 }
-IMPLS = ["builtin", "native"]
 # what SGLang's GigaChat3Detector gets wrong
 ONE_SHOT_FAILS = {
     "role_header_alone": "SGLang returns the header and the call's JSON as content as well as the call",
@@ -85,32 +75,10 @@ ONE_SHOT_FAILS = {
 STREAM = ("SGLang's streaming path sends the marker (and the start of the object) as content, the name with no "
           "arguments (or no call) when a chunk carries the whole object, and text after the call as arguments")
 
-
-def parser_name(impl):
-    return "gigachat3" if impl == "builtin" else "gigachat3_native"
-
-
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_one_shot_same_calls(fcp, sglang_tool, request, impl, case):
-    from sglang_support import one_shot
-
-    if impl == "builtin" and case in ONE_SHOT_FAILS:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=ONE_SHOT_FAILS[case]))
-    text, prose, calls = CASES[case]
-    assert one_shot(fcp, sglang_tool(*PTOOLS), parser_name(impl), text) == (prose, calls)
-
-
-@pytest.mark.parametrize("chunker", sorted(CHUNKERS))
-@pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_streamed_calls(fcp, sglang_tool, request, impl, case, chunker):
-    from sglang_support import stream_through
-
-    if impl == "builtin":  # fails at every chunking here
-        request.applymarker(pytest.mark.xfail(strict=True, reason=STREAM))
-    text, prose, calls = CASES[case]
-    assert stream_through(fcp, sglang_tool(*PTOOLS), parser_name(impl), CHUNKERS[chunker](text)) == (prose, calls)
+test_one_shot_same_calls, test_streamed_calls = parity_tests(
+    "gigachat3", CASES, PTOOLS,
+    streamed_xfail=lambda impl, case, chunker: STREAM if impl == "builtin" else None,  # fails at every chunking here
+    one_shot_xfail=lambda impl, case: ONE_SHOT_FAILS.get(case) if impl == "builtin" else None)
 
 
 def test_has_tool_call_agrees_with_the_parse(fcp, sglang_tool):
