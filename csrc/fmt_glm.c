@@ -462,6 +462,8 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
                 start_call(p, p->base + i - open_len);
             else if (match == T_STRAY && p->trailing_reported && !r->block_open) /* closes a prose tag */
                 tp_text(p, (const uint8_t *)r->call_close, strlen(r->call_close));
+            else if (match == T_STRAY) /* a stray closer: markup of no call */
+                tp_stray_markup(p, r->text_m.patlen[match], i);
             break;
         case M_BLOCK:
             i += scan(p, r, &r->block_m, s + i, n - i, &match, block_text, off);

@@ -56,7 +56,8 @@
  * the tag and the whitespace after it are held until that byte, and
  * released as prose when it is anything else ("use the <tool_call> tag").
  * A closing tag that follows such a prose tag (before the next call) is
- * prose as well; other stray end tags are markup and dropped. At the end
+ * prose as well; other stray end tags are markup that makes no call
+ * (bad_markup, the tag its dropped text). At the end
  * of the stream a held tag is a cut-off call ("unterminated").
  * Llama 3: a `{` that starts the output, or follows `;` after a call, is
  * held with the whitespace after it until the next byte: `"` makes it a
@@ -319,6 +320,8 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
             }
             else if (match == w->text_end && p->fstate) /* closes a tag that was prose */
                 tp_text(p, (const uint8_t *)w->end_tag, w->end_len);
+            else if (w->text_end > 0 && match == w->text_end) /* a stray end tag */
+                tp_stray_markup(p, w->text_m.patlen[match], i);
             break;
         }
         case M_SEP: /* Llama 3: `;` continues the section, anything else is prose */
