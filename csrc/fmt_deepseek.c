@@ -477,7 +477,7 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
             break;
         }
         case E_RESYNC:
-            i += tp_resync(p, s + i, n - i);
+            i += tp_resync(p, s + i, n - i, 1);
             if (!p->resync_depth)
                 call_over(p);
             break;

@@ -247,7 +247,8 @@ static void object_done(tp_parser *p, const jt_row *w, uint64_t off)
         if (!w->end_tag || w->array) { /* the object is complete: nothing to skip */
             p->after_call = 1;
             p->mode = M_SEP;
-            tp_drop_end_off(p, off + 1); /* the error dropped the object */
+            if (!w->array) /* (an array's record runs on through its `,`/`]`) */
+                tp_drop_end_off(p, off + 1); /* the error dropped the object */
         }
         return;
     }
@@ -259,7 +260,7 @@ static void object_done(tp_parser *p, const jt_row *w, uint64_t off)
         tp_call_close(p);
     } else {
         p->after_call = 1;
-        if (!w->end_tag || w->array) /* (an array row reads on after it: M_SEP) */
+        if (!w->end_tag && !w->array) /* (an array's record runs on through its `,`/`]`) */
             tp_drop_end_off(p, off + 1); /* the refused call's object ends here */
     }
     p->mode = w->end_tag && !w->array ? M_END_TAG : M_SEP;
@@ -325,7 +326,9 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
             break;
         }
         case M_SEP: /* Llama 3: `;` continues the section, anything else is prose */
-            if (tp_is_ws(s[i])) {
+            if (tp_is_ws(s[i]) && w->array && p->drop_on) {
+                i++; /* an array's formatting after a refused element: its dropped text */
+            } else if (tp_is_ws(s[i])) {
                 size_t k = i;
                 while (k < n && tp_is_ws(s[k]))
                     k++;
@@ -350,7 +353,9 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
             }
             break;
         case M_RESYNC:
-            i += tp_resync(p, s + i, n - i);
+            /* (an array row's record runs on through the array's `,`/`]`: markup of
+             * no call, up to the next element or the text after the array) */
+            i += tp_resync(p, s + i, n - i, !w->array);
             if (!p->resync_depth) {
                 p->after_call = 1;
                 p->mode = M_SEP;
@@ -371,6 +376,9 @@ static void jt_feed(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
                 start_call(p, p->call_off, 0);
                 object_begins(p);
             } else {
+                /* (an array's record, run on after a refused element, ends
+                 * where the held bytes begin: they are text) */
+                tp_drop_end_at(p, s + i, p->pending.len);
                 held_is_prose(p);
             }
             break;

@@ -137,7 +137,7 @@ void tp_value_complete(tp_parser *p, const uint8_t *key, size_t klen, const uint
  * `outer` brackets of the format's own; tp_resync then consumes bytes until
  * p->resync_depth is 0 (returns the bytes consumed). */
 void tp_resync_start(tp_parser *p, const tp_json *j, uint32_t outer);
-size_t tp_resync(tp_parser *p, const uint8_t *s, size_t n);
+size_t tp_resync(tp_parser *p, const uint8_t *s, size_t n, int end_drop);
 
 static inline int tp_is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 

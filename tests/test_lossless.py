@@ -169,7 +169,7 @@ GAP_EVENTS = (CallStart, ArgsDelta, CallEnd)
 # and MiniMax-M3's section markup around an invoke that made no call. The
 # tiling check is skipped for them; every other format is checked exactly.
 # fuzz/fuzz_core.c exempts the same names (UNTILED there).
-UNTILED = {"gpt_oss", "kimi_k3", "jsonarray", "cohere_command4", "apertus2509", "mistral",
+UNTILED = {"gpt_oss", "kimi_k3", "mistral",
            "hunyuan", "hunyuan_os", "step3", "minimax_m3",
            # pythonic's <|python_start|>/<|python_end|> around prose, a
            # stray `<` in an XML block, DSML tags run together: found by
@@ -678,6 +678,17 @@ DROPPED = [
      [("bad_markup", "<|tool_call>call:f[}<tool_call|>")]),
     ("gemma4-partial-tag-after-call", "gemma4", "a<|tool_call>call:f{a:1}<tool_ca", {}, "a",
      [("f", '{"a": 1}', True)], [("unterminated", "<tool_ca")]),
+    # a refused element of a JSON array: its text runs through the array's
+    # `,`/`]`/end tag (markup of no call) to the next element or the text
+    ("array-refused-only-element", "jsonarray", '[{"name": "nope", "parameters": {}}] ok', {}, " ok", [],
+     [("unknown_tool", '[{"name": "nope", "parameters": {}}]')]),
+    ("array-refused-then-call", "jsonarray", '[{"name": "nope", "parameters": {}}, {"name": "f", "parameters": {}}]',
+     {}, "", [("f", "{}", True)], [("unknown_tool", '[{"name": "nope", "parameters": {}}')]),
+    ("array-broken-element", "jsonarray", '[{"name": "f", "parameters": {}, oops} ] x', {}, " x",
+     [("f", "{}", False)], [("json_syntax", "oops} ]")]),
+    ("array-end-tag-refused-only", "cohere_command4", '<|START_ACTION|>[\n {"tool_call_id": "0", "tool_name": "nope", '
+     '"parameters": {}}\n]<|END_ACTION|>Sure', {}, "Sure", [],
+     [("unknown_tool", '<|START_ACTION|>[\n {"tool_call_id": "0", "tool_name": "nope", "parameters": {}}\n]<|END_ACTION|>')]),
     # a section cut off before its first call: as a call cut off before its
     # announcement, its text is text (and `unterminated`)
     ("cut-empty-section-v3", "deepseekv3", "a" + DSB, {}, "a" + DSB, [], [("unterminated", "")]),
