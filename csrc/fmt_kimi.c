@@ -459,8 +459,9 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
             int match, over = 0;
             i += scan_into(p, s + i, n - i, &p->name, &match, &over);
             if (over) {
-                tp_raw_end(p);
+                /* (the raw record, from the section's or call's first token, is the error's dropped text) */
                 tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
+                tp_raw_end(p);
                 if (match < 0) {
                     /* keep a partial token: K_SKIP must see it complete */
                     tp_matcher_switch(p, &all_m, &block_m);

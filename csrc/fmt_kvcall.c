@@ -481,7 +481,9 @@ static void block_open(tp_parser *p, const kv_row *w, size_t at)
 static void block_marker(tp_parser *p, const kv_row *w, int close, size_t at)
 {
     if (close) {
-        tp_raw_end(p); /* an empty block: markup */
+        if (p->raw_on) /* a block with no call: markup of no call, its text the error's */
+            tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + at, -1, (const uint8_t *)"a block with no call", 20);
+        tp_raw_end(p);
         p->mode = G_TEXT;
         p->node = 0;
     } else {

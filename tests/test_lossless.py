@@ -676,6 +676,8 @@ DROPPED = [
     # finding: the error had no text, the call's bytes were in nothing)
     ("gemma4-name-then-end-tag", "gemma4", "a<|tool_call>call:f[}<tool_call|>b", {}, "ab", [],
      [("bad_markup", "<|tool_call>call:f[}<tool_call|>")]),
+    ("gemma4-empty-block", "gemma4", "a<|tool_call>  <tool_call|>b", {}, "ab", [],
+     [("bad_markup", "<|tool_call>  <tool_call|>")]),
     ("gemma4-partial-tag-after-call", "gemma4", "a<|tool_call>call:f{a:1}<tool_ca", {}, "a",
      [("f", '{"a": 1}', True)], [("unterminated", "<tool_ca")]),
     # a refused element of a JSON array: its text runs through the array's
