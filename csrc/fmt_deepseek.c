@@ -290,7 +290,9 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
                     tp_text_call_starts(p);
                 p->first = 0;
                 begin_call(p, w, p->base + i);
-            } /* stray end markers are markup: dropped */
+            } else if (match >= 0) { /* a stray end marker: markup of no call */
+                tp_stray_markup(p, w->text_m.patlen[match], i);
+            }
             break;
         }
         case E_BLOCK: {
@@ -301,6 +303,8 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
             if (role == C_CALL_BEGIN) {
                 begin_call(p, w, p->base + i);
             } else if (role == C_CALLS_END) {
+                if (p->raw_on) /* a section with no call: markup of no call */
+                    tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, (const uint8_t *)"a section with no call", 22);
                 p->first = 0;
                 call_over(p);
             }
@@ -473,7 +477,7 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
             break;
         }
         case E_RESYNC:
-            i += tp_resync(p, s + i, n - i);
+            i += tp_resync(p, s + i, n - i, 1);
             if (!p->resync_depth)
                 call_over(p);
             break;
@@ -550,12 +554,26 @@ static void ds_finish(tp_parser *p, const ds_row *w)
         tp_release_held(p, &w->text_m);
         break;
     case E_BLOCK:
+        if (p->raw_on) { /* a section cut off before its first call: as a call cut off before its announcement */
+            tp_call_unterminated(p);
+            break;
+        }
+        /* fall through */
     case E_AFTER:
     case E_TAIL:
     case E_SKIP:
-    case E_RESYNC:
-        p->node = 0; /* a partial marker here is markup, not prose */
+    case E_RESYNC: {
+        /* a partial marker here is markup of no call: an error carries it
+         * (a skip's dropped text already does) */
+        size_t hl;
+        const uint8_t *held = tp_matcher_path(&w->block_m, p->node, &hl);
+        if (p->mode == E_AFTER && p->fstate > 0 && p->fstate < 3)
+            tp_drop_held_at_end(p, TP_ERR_UNTERMINATED, (const uint8_t *)"``", p->fstate); /* a cut fence */
+        else if (p->node && p->mode != E_AFTER)
+            tp_drop_held_at_end(p, TP_ERR_UNTERMINATED, held, hl);
+        p->node = 0;
         break;
+    }
     case E_HEAD:
     case E_ID:
     case E_V3NAME:

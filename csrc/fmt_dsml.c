@@ -456,7 +456,9 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
                 tp_text_call_starts(p);
                 p->first = 0;
                 new_invoke(p, &t->text.m, -1, i);
-            } /* stray end tags are markup: dropped */
+            } else if (pat >= 0) { /* a stray end tag: markup of no call */
+                tp_stray_markup(p, t->text.m.patlen[pat], i);
+            }
             break;
         }
         case D_BLOCK:
@@ -480,6 +482,8 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             if (match == K_INV_START) {
                 new_invoke(p, &t->tag.m, pat, i);
             } else if (match == K_EOT) {
+                if (p->raw_on) /* a block with no call: markup of no call */
+                    tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, (const uint8_t *)"a block with no call", 20);
                 block_over(p);
             } else if (match == K_INV_END && p->mode != D_BLOCK) {
                 invoke_over(p);
@@ -733,10 +737,22 @@ static void dsml_finish(tp_parser *p, const dsml_tags *t)
         tp_release_held(p, &t->text.m);
         break;
     case D_BLOCK:
+        if (p->raw_on) { /* a block cut off before its first call: as a call cut off before its announcement */
+            tp_call_unterminated(p);
+            break;
+        }
+        /* fall through */
     case D_SKIP:
-    case D_AFTER_JSON:
-        p->node = 0; /* a partial tag here is markup, not prose */
+    case D_AFTER_JSON: {
+        /* a partial tag here is markup of no call: an error carries it
+         * (a skip's dropped text already does) */
+        size_t hl;
+        const uint8_t *held = tp_matcher_path(&t->tag.m, p->node, &hl);
+        if (p->node)
+            tp_drop_held_at_end(p, TP_ERR_UNTERMINATED, held, hl);
+        p->node = 0;
         break;
+    }
     default:
         /* inside an invoke: its tag (no call yet) or its body */
         tp_call_unterminated(p);

@@ -514,7 +514,8 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
             else if (match == T_GOPEN) { /* an optional group's opener: markup */
                 p->fgroup = 1;
                 go_home(p, r);
-            } /* T_GCLOSE: a stray group end, markup */
+            } else if (match == T_STRAY || match == T_GCLOSE) /* a stray closer: markup of no call */
+                tp_stray_markup(p, r->text_m.patlen[match], i);
             break;
         case M_BLOCK:
             i += scan(p, r, &r->block_m, s + i, n - i, &match, block_text, off);

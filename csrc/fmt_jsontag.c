@@ -62,7 +62,8 @@
  * the tag and the whitespace after it are held until that byte, and
  * released as prose when it is anything else ("use the <tool_call> tag").
  * A closing tag that follows such a prose tag (before the next call) is
- * prose as well; other stray end tags are markup and dropped. At the end
+ * prose as well; other stray end tags are markup that makes no call
+ * (bad_markup, the tag its dropped text). At the end
  * of the stream a held tag is a cut-off call ("unterminated").
  * Llama 3: a `{` that starts the output, or follows `;` after a call, is
  * held with the whitespace after it until the next byte: `"` makes it a
@@ -289,7 +290,8 @@ static void object_done(tp_parser *p, const jt_row *w, uint64_t off)
         if (!w->end_tag || w->array) { /* the object is complete: nothing to skip */
             p->after_call = 1;
             p->mode = M_SEP;
-            tp_drop_end_off(p, off + 1); /* the error dropped the object */
+            if (!w->array) /* (an array's record runs on through its `,`/`]`) */
+                tp_drop_end_off(p, off + 1); /* the error dropped the object */
         }
         return;
     }
@@ -301,7 +303,7 @@ static void object_done(tp_parser *p, const jt_row *w, uint64_t off)
         tp_call_close(p);
     } else {
         p->after_call = 1;
-        if (!w->end_tag || w->array) /* (an array row reads on after it: M_SEP) */
+        if (!w->end_tag && !w->array) /* (an array's record runs on through its `,`/`]`) */
             tp_drop_end_off(p, off + 1); /* the refused call's object ends here */
     }
     p->mode = w->end_tag && !w->array ? M_END_TAG : M_SEP;
@@ -456,6 +458,8 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
             }
             else if (match == w->text_end && p->fstate) /* closes a tag that was prose */
                 tp_text(p, (const uint8_t *)w->end_tag, w->end_len);
+            else if (w->text_end > 0 && match == w->text_end) /* a stray end tag */
+                tp_stray_markup(p, w->text_m.patlen[match], i);
             break;
         }
         case M_HDR:
@@ -502,7 +506,9 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
             break;
         }
         case M_SEP: /* Llama 3: `;` continues the section, anything else is prose */
-            if (tp_is_ws(s[i])) {
+            if (tp_is_ws(s[i]) && w->array && p->drop_on) {
+                i++; /* an array's formatting after a refused element: its dropped text */
+            } else if (tp_is_ws(s[i])) {
                 size_t k = i;
                 while (k < n && tp_is_ws(s[k]))
                     k++;
@@ -530,7 +536,9 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
             }
             break;
         case M_RESYNC:
-            i += tp_resync(p, s + i, n - i);
+            /* (an array row's record runs on through the array's `,`/`]`: markup of
+             * no call, up to the next element or the text after the array) */
+            i += tp_resync(p, s + i, n - i, !w->array);
             if (!p->resync_depth) {
                 p->after_call = 1;
                 p->mode = M_SEP;
@@ -551,6 +559,9 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                 start_call(p, p->call_off, 0);
                 object_begins(p);
             } else {
+                /* (an array's record, run on after a refused element, ends
+                 * where the held bytes begin: they are text) */
+                tp_drop_end_at(p, s + i, p->pending.len);
                 held_is_prose(p);
             }
             break;

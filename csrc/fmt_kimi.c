@@ -437,7 +437,9 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
                 tp_text_call_starts(p);
                 p->first = 0;
                 begin_call(p, p->base + i);
-            } /* stray end / argument tokens are markup: dropped */
+            } else if (match >= 0) { /* a stray end / argument token: markup of no call */
+                tp_stray_markup(p, all_m.patlen[match], i);
+            }
             break;
         }
         case K_BLOCK: {
@@ -446,16 +448,20 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
             i += tp_scan_skip(p, &block_m, s + i, n - i, &match, &junk, &junk_at);
             if (match == M_CALL_BEGIN)
                 begin_call(p, p->base + i);
-            else if (match == M_SECTION_END)
+            else if (match == M_SECTION_END) {
+                if (p->raw_on) /* a section with no call: markup of no call */
+                    tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, (const uint8_t *)"a section with no call", 22);
                 on_marker(p, match, p->base + i);
+            }
             break;
         }
         case K_HEAD: {
             int match, over = 0;
             i += scan_into(p, s + i, n - i, &p->name, &match, &over);
             if (over) {
-                tp_raw_end(p);
+                /* (the raw record, from the section's or call's first token, is the error's dropped text) */
                 tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
+                tp_raw_end(p);
                 if (match < 0) {
                     /* keep a partial token: K_SKIP must see it complete */
                     tp_matcher_switch(p, &all_m, &block_m);
@@ -552,10 +558,22 @@ static void kimi_finish(tp_parser *p)
         tp_release_held(p, &all_m);
         break;
     case K_BLOCK:
+        if (p->raw_on) { /* a section cut off before its first call: as a call cut off before its announcement */
+            tp_call_unterminated(p);
+            break;
+        }
+        /* fall through */
     case K_TAIL:
-    case K_SKIP:
-        p->node = 0; /* a partial token here is markup, not prose */
+    case K_SKIP: {
+        /* a partial token here is markup of no call: an error carries it
+         * (a skip's dropped text already does) */
+        size_t hl;
+        const uint8_t *held = tp_matcher_path(&block_m, p->node, &hl);
+        if (p->node)
+            tp_drop_held_at_end(p, TP_ERR_UNTERMINATED, held, hl);
+        p->node = 0;
         break;
+    }
     case K_HEAD:
     case K_OPEN:
     case K_JSON:

@@ -463,7 +463,9 @@ static void block_open(tp_parser *p, const kv_row *w, size_t at)
 static void block_marker(tp_parser *p, const kv_row *w, int close, size_t at)
 {
     if (close) {
-        tp_raw_end(p); /* an empty block: markup */
+        if (p->raw_on) /* a block with no call: markup of no call, its text the error's */
+            tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + at, -1, (const uint8_t *)"a block with no call", 20);
+        tp_raw_end(p);
         p->mode = G_TEXT;
         p->node = 0;
     } else {
@@ -520,8 +522,9 @@ static void kv_feed(tp_parser *p, const kv_row *w, const uint8_t *s, size_t n)
             over |= r.text_len && tp_buf_append(&p->name, s + i, r.text_len);
             i += r.consumed;
             if (over) {
-                tp_raw_end(p);
+                /* (the raw record, from the block's opener, is the error's dropped text) */
                 tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
+                tp_raw_end(p);
                 if (r.match < 0) {
                     tp_matcher_switch(p, &w->name_m, &w->skip_m);
                     p->mode = G_SKIP;
@@ -543,7 +546,7 @@ static void kv_feed(tp_parser *p, const kv_row *w, const uint8_t *s, size_t n)
                     p->node = 0;
                 }
             } else if (r.match >= 0) {
-                tp_raw_end(p);
+                /* (the raw record, from the block's opener, is the error's dropped text) */
                 tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, p->name.data, p->name.len);
                 block_marker(p, w, r.match == N_CLOSE, i);
             }
@@ -573,10 +576,17 @@ static void kv_finish(tp_parser *p, const kv_row *w)
         tp_release_held(p, &w->text_m);
         break;
     case G_AFTER:
-    case G_SKIP:
-        p->node = 0; /* a partial tag here is markup, not prose */
+    case G_SKIP: {
+        /* a partial tag here is markup of no call: an error carries it
+         * (a skip's dropped text already does) */
+        size_t hl;
+        const uint8_t *held = tp_matcher_path(p->mode == G_AFTER ? &w->block_m : &w->skip_m, p->node, &hl);
+        if (p->node)
+            tp_drop_held_at_end(p, TP_ERR_UNTERMINATED, held, hl);
+        p->node = 0;
         tp_raw_end(p);
         break;
+    }
     case G_HEAD:
     case G_NAME:
     case G_ARGS:

@@ -222,11 +222,16 @@ static void bad_value(tp_parser *p, uint64_t off, uint8_t quote)
 
 static void start_args(tp_parser *p, uint64_t off)
 {
+    uint64_t mark = p->drop_mark;
+    if (p->ws.len && mark != UINT64_MAX && p->ws_end == mark && p->ws_start == mark - p->ws.len)
+        tp_drop_mark(p, p->ws_start); /* a refused call's text: with the whitespace held before it */
     tp_text_call_starts(p);
     tp_buf_clear(&p->pending);
     p->discard = !tp_call_open(p, p->name.data, p->name.len, off);
-    if (!p->discard)
+    if (!p->discard) {
+        tp_drop_mark(p, UINT64_MAX);
         tp_call_announce(p);
+    }
     out(p, "{", 1);
     p->first = 1;
 }
@@ -251,8 +256,11 @@ static void call_done(tp_parser *p, uint64_t end)
 {
     out(p, "}", 1);
     if (p->discard) {
+        /* the refused call's dropped text runs on through the list's
+         * `, ` or `]` (markup of no call), to the next call's name or
+         * the text after the list */
+        (void)end;
         p->discard = 0;
-        tp_drop_end_off(p, end); /* the refused call's text ends with its `)` */
     }
     else
         tp_call_close(p);
@@ -285,6 +293,8 @@ static void open_step(tp_parser *p, uint8_t c, uint64_t off, int *consumed)
             return;
         if (is_id0(c)) {
             p->fstate = O_NAME;
+            if (in_list) /* a refused or broken call before it: its dropped text ends here */
+                tp_drop_end_off(p, off);
             tp_drop_mark(p, in_list ? off : p->call_off); /* the list's `[` is its first call's */
             tp_buf_clear(&p->name);
             if (tp_buf_push(&p->name, c) == 0)
@@ -890,10 +900,9 @@ static size_t py_feed_upto(tp_parser *p, const py_row *w, const uint8_t *s, size
             if (ended) {
                 block_over(p);
             } else if (!p->resync_depth && p->have_name) {
-                /* the broken call's `)`: its dropped text ends there (as a
-                 * refused call's does, call_done), so the list's next call,
-                 * or its next error, records from its own first byte */
-                tp_drop_end_off(p, p->base + i);
+                /* the broken call's `)`: its dropped text runs on (as a
+                 * refused call's does, call_done) to the list's next call,
+                 * which records from its own first byte */
                 p->mode = P_AFTER_CALL; /* the list goes on */
             } else if (!p->resync_depth && w->block_end) {
                 to_end_tag(p, 1); /* (the error was reported) */

@@ -247,3 +247,23 @@ void tp_drop_finish(tp_parser *p)
     emit_held(p);
     p->drop_on = 0;
 }
+
+void tp_drop_held_at_end(tp_parser *p, int code, const uint8_t *s, size_t n)
+{
+    if (n == 0 || p->chunk)
+        return;
+    if (p->drop_on) /* a drop ran to the end of the last chunk: it holds them */
+        return;
+    tp_ev_error(p, code, p->base - n, -1, NULL, 0);
+    p->drop_call = -1;
+    p->drop_off = p->base - n;
+    emit_bytes(p, s, n);
+}
+
+void tp_drop_trailing_ws(tp_parser *p, const uint8_t *s, size_t n, uint64_t at)
+{
+    /* the last drop ended where the run begins: nothing came between */
+    if (n == 0 || p->drop_on || p->chunk || at == UINT64_MAX || at != p->drop_off || p->drop_off == 0)
+        return;
+    emit_bytes(p, s, n);
+}

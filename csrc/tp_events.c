@@ -190,6 +190,23 @@ static void held_text(tp_parser *p, const uint8_t *held, size_t n, size_t hl, co
     text_at(p, held, n, at);
 }
 
+/* A marker that made no call (an end marker in prose, a section that
+ * held no call) ends at chunk index `at` and is `mlen` bytes long: an
+ * error whose dropped text carries it, never a silent drop. Whitespace
+ * held before it stays prose, or formatting after a call. */
+void tp_stray_markup(tp_parser *p, size_t mlen, size_t at)
+{
+    uint64_t off = p->base + at - mlen;
+    if (!p->after_call)
+        flush_ws(p);
+    else if (p->ws.len && p->ws_end == off && p->ws_start == off - p->ws.len)
+        off = p->ws_start; /* formatting after a call: the marker's, with it */
+    tp_buf_clear(&p->ws);
+    p->ws_long = 0;
+    p->after_call = 0; /* whitespace after it is not a call's */
+    tp_ev_error(p, TP_ERR_BAD_MARKUP, off, -1, (const uint8_t *)"markup that makes no call", 25);
+}
+
 void tp_text_call_starts(tp_parser *p)
 {
     tp_buf_clear(&p->ws);
@@ -205,8 +222,10 @@ void tp_text_flush_ws(tp_parser *p)
 
 void tp_text_finish(tp_parser *p)
 {
-    if (p->after_call)
+    if (p->after_call) {
+        tp_drop_trailing_ws(p, p->ws.data, p->ws.len, p->ws_start);
         tp_buf_clear(&p->ws);
+    }
     else
         flush_ws(p);
     p->ws_long = 0;

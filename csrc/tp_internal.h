@@ -23,6 +23,9 @@ void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
 void tp_text(tp_parser *p, const uint8_t *s, size_t n);
 void tp_text_call_starts(tp_parser *p); /* drop held whitespace */
 void tp_text_flush_ws(tp_parser *p);    /* held whitespace is text (markup that is no call follows) */
+/* a marker of mlen bytes ending at chunk index `at` made no call:
+ * bad_markup, its dropped text the marker */
+void tp_stray_markup(tp_parser *p, size_t mlen, size_t at);
 void tp_text_finish(tp_parser *p);
 
 /* Runs the matcher over p[0:n) in text mode, emitting text through
@@ -107,6 +110,14 @@ void tp_drop_finish(tp_parser *p);
 /* For formats without a raw record (tp_raw_begin): the call about to be
  * opened began at stream offset `off` (its error's record starts there if
  * it is refused before its announcement). */
+/* At the end of the stream: s[0:n) are the stream's last bytes, held by
+ * a format (a partial marker) and markup of no call: an error (code) whose
+ * dropped text they are (a drop that ran to the end already holds them). */
+void tp_drop_held_at_end(tp_parser *p, int code, const uint8_t *s, size_t n);
+/* At the end of the stream: a whitespace run s[0:n) held from stream
+ * offset `at`, formatting after markup an error dropped (no call came
+ * since), joins that error's dropped text (else it would be in nothing). */
+void tp_drop_trailing_ws(tp_parser *p, const uint8_t *s, size_t n, uint64_t at);
 void tp_drop_mark(tp_parser *p, uint64_t off);
 void tp_drop_keep_tail(tp_parser *p, const uint8_t *data, size_t n);
 
@@ -127,7 +138,7 @@ void tp_value_complete(tp_parser *p, const uint8_t *key, size_t klen, const uint
  * `outer` brackets of the format's own; tp_resync then consumes bytes until
  * p->resync_depth is 0 (returns the bytes consumed). */
 void tp_resync_start(tp_parser *p, const tp_json *j, uint32_t outer);
-size_t tp_resync(tp_parser *p, const uint8_t *s, size_t n);
+size_t tp_resync(tp_parser *p, const uint8_t *s, size_t n, int end_drop);
 
 static inline int tp_is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 

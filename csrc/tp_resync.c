@@ -13,7 +13,7 @@ void tp_resync_start(tp_parser *p, const tp_json *j, uint32_t outer)
     p->resync_str = failed && j->err_in_str;
 }
 
-size_t tp_resync(tp_parser *p, const uint8_t *s, size_t n)
+size_t tp_resync(tp_parser *p, const uint8_t *s, size_t n, int end_drop)
 {
     size_t k = 0;
     for (; k < n && p->resync_depth; k++) {
@@ -29,7 +29,7 @@ size_t tp_resync(tp_parser *p, const uint8_t *s, size_t n)
         else if (c == '}' || c == ']')
             p->resync_depth--;
     }
-    if (!p->resync_depth)
+    if (!p->resync_depth && end_drop)
         tp_drop_end_at(p, s + k, 0); /* the error's record ends with the value */
     return k;
 }

@@ -531,6 +531,99 @@ static void compare(const trace *a, const trace *b)
     CHECK(a->n == b->n, "one-shot has %zu events, streamed %zu", a->n, b->n);
 }
 
+/* ---- every input byte is text, dropped text or a call's ----
+ * The one-shot trace tiles the input: between two Dropped records (at
+ * their offsets) and the ends, the text records are the input's bytes,
+ * back to back, except where a call's events stand (its markup, name,
+ * arguments and the template whitespace around it may lie there). Markup
+ * that made no call must be text or dropped text. tests/test_lossless.py
+ * checks the same (check_tiled); both exempt the formats below, which
+ * still consume some markup of no call silently (docs/SEMANTICS.md,
+ * "Dropped text"). */
+static const char *const UNTILED[] = {
+    "gpt_oss", "kimi_k3", "mistral", "hunyuan",
+    "hunyuan_os", "step3", "minimax_m3", "pythonic", "qwen3_coder", "minimax_m2", "dots", "mimo",
+    "nanbeige", "minicpm5", "deepseekv32", "deepseekv4", "deepseekv41", "gigachat35", "trinity", NULL};
+
+static int untiled(const char *name)
+{
+    for (size_t i = 0; UNTILED[i]; i++)
+        if (strcmp(UNTILED[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static int bytes_at(const uint8_t *seg, size_t len, size_t k, const tp_buf *g)
+{
+    return k <= len && g->len <= len - k && memcmp(seg + k, g->data, g->len) == 0;
+}
+
+/* seg is groups g[0..m) in order, a star (anything) before group i when
+ * star[i], after the last when star[m] */
+static int seg_tiles(const uint8_t *seg, size_t len, const tp_buf *g, const int *star, size_t m)
+{
+    if (m == 0)
+        return len == 0 || star[0];
+    size_t lo = 0, hi = len, first = 0, last = m;
+    if (!star[0]) {
+        if (!bytes_at(seg, len, 0, &g[0]))
+            return 0;
+        lo = g[0].len;
+        first = 1;
+    }
+    if (!star[m]) {
+        if (first == m) /* one group, no star: all of it */
+            return lo == len;
+        if (g[m - 1].len > len - lo || !bytes_at(seg, len, len - g[m - 1].len, &g[m - 1]))
+            return 0;
+        hi = len - g[m - 1].len;
+        last = m - 1;
+    }
+    for (size_t i = first; i < last; i++) { /* stars on both sides: leftmost */
+        size_t k = lo;
+        while (k <= hi && !(g[i].len <= hi - k && memcmp(seg + k, g[i].data, g[i].len) == 0))
+            k++;
+        if (k > hi)
+            return 0;
+        lo = k + g[i].len;
+    }
+    return lo <= hi;
+}
+
+static void check_tiled(const trace *t, const uint8_t *in, size_t total)
+{
+    size_t cap = 2 * t->n + 2, m = 0;
+    tp_buf *g = calloc(cap, sizeof(tp_buf));
+    int *star = calloc(cap + 1, sizeof(int));
+    must(g && star);
+    uint64_t pos = 0;
+    for (size_t i = 0; i <= t->n; i++) {
+        const rec *r = i < t->n ? &t->r[i] : NULL;
+        if (!r || r->type == TP_EV_DROPPED) {
+            uint64_t end = r ? r->offset : total;
+            CHECK(end >= pos && seg_tiles(in + pos, (size_t)(end - pos), g, star, m),
+                  "bytes %llu..%llu are neither text, dropped text nor a call's",
+                  (unsigned long long)pos, (unsigned long long)end);
+            for (size_t k = 0; k < m; k++)
+                tp_buf_free(&g[k]);
+            memset(star, 0, (cap + 1) * sizeof(int));
+            m = 0;
+            if (r)
+                pos = r->offset + r->data.len;
+        } else if (r->type == TP_EV_TEXT || r->type == TP_EV_REASONING) {
+            if (m == 0 || star[m]) { /* a new group */
+                tp_buf_init(&g[m], 0);
+                m++;
+            }
+            must(tp_buf_append(&g[m - 1], r->data.data, r->data.len) == 0);
+        } else if (r->type != TP_EV_ERROR || r->call >= 0) {
+            star[m] = 1; /* a call stands here */
+        }
+    }
+    free(g);
+    free(star);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (tp_global_init())
@@ -555,6 +648,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         run(&streamed, fmt, opts, s, n, 2, 4 * (size_t)(ch & 63) + 1, ch, utf8);
     compare(&one, &streamed);
+    if (!g_small && !untiled(fmt->name))
+        check_tiled(&one, s, n);
     trace_free(&one);
     trace_free(&streamed);
     return 0;

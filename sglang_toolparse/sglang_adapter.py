@@ -345,8 +345,8 @@ class NativeDetectorMixin:
                 return True
             if self._tp_several and not text.startswith(self._tp_markers, pos) and \
                     self._tp_first_marker(text, pos) < 0:  # no call can start
-                if plain is None:
-                    self._tp_seen = (text, False, False, None)
+                if plain is None:  # (a stray token reported: detect_and_parse parses it with the tools, once)
+                    self._tp_seen = (text, False, False, False)
                 else:  # (a stray token taken out: detect_and_parse takes it)
                     self._tp_seen = (text, False, not plain[2], plain)
                 return False

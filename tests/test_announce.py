@@ -147,9 +147,9 @@ JSONTAG = {
         "Checking.\n<tool_call>\n",
         ("Checking.\n<tool_call>\n", [], [], [("unterminated", None)]),
     ),
-    "stray_end_tag_still_markup": (
+    "stray_end_tag_still_markup": (  # reported: bad_markup carries it (issue 18)
         "Done.</tool_call> Bye",
-        ("Done. Bye", [], [], []),
+        ("Done. Bye", [], [], [("bad_markup", None)]),
     ),
 }
 

@@ -41,8 +41,10 @@ V3 = [
     case("malformed-json-others-survive", "deepseekv3",
          B + v3call("search", '{"q": tru}') + "\n" + v3call("noop", '{"x": [1, 2]}') + E + "after",
          "after", [("noop", {"x": [1, 2]})], ["json_syntax"]),
+    # end tokens that close nothing: markup of no call, each an error whose
+    # dropped text is the token (the spaces around them stay prose)
     case("stray-end-tokens-in-prose", "deepseekv3",
-         "one " + E + "two " + CE + "three", "one two three", []),
+         "one " + E + "two " + CE + "three", "one two three", [], ["bad_markup", "bad_markup"]),
     case("partial-token-at-end-is-text", "deepseekv3", "see <｜tool▁ca", "see <｜tool▁ca", []),
     case("code-fences-in-prose-kept", "deepseekv3",
          "```python\nprint(1)\n```", "```python\nprint(1)\n```", []),
@@ -149,7 +151,8 @@ def dsml_cases(fmt):
         case("bare-invoke", fmt,
              "hi\n\n" + inv("search", p("q", "x")) + "\nbye", "hi\nbye", [("search", {"q": "x"})]),
         case("stray-tags-in-prose", fmt,
-             "a " + t.invoke_end + "b " + t.eot + "c" + t.param_end, "a b c", []),
+             "a " + t.invoke_end + "b " + t.eot + "c" + t.param_end, "a b c", [],
+             ["bad_markup"] * 3),
         case("partial-tag-at-end-is-text", fmt, "x <" + ds.DSML + "inv", "x <" + ds.DSML + "inv", []),
         case("json-body-malformed", fmt,
              block(inv("search", '{"q": }'), inv("noop", "")), "", [("noop", {})], ["json_syntax"]),

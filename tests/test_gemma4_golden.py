@@ -49,7 +49,9 @@ GOLDEN = {
                                     call(0, "f", "{}") + call(1, "g", '{"a": 1}')),
     "second_call_in_one_block": (block("call:f{a:1}call:g{}"), call(0, "f", '{"a": 1}') + call(1, "g", "{}")),
     "stray_close_tag_is_prose": ("a " + CLOSE + " b", [Text("a " + CLOSE + " b")]),
-    "empty_block_is_markup": ("x" + block("") + "y", [Text("xy")]),
+    # an empty block makes no call: bad_markup, its text the dropped text
+    "empty_block_is_markup": ("x" + block("") + "y",
+                              [Text("x"), ParseError(None, "bad_markup", 25, "a block with no call"), Text("y")]),
     "junk_in_block_reported": (block("oops call:f{}"), [ParseError(None, "bad_markup", 12, "")] + call(0, "f", "{}")),
     "trailing_in_block_reported": (block("call:f{} x"), call(0, "f", "{}") + [ParseError(None, "trailing_content", 21, "")]),
     "unknown_tool_then_known": (block("call:nope{a:" + Q + "}" + Q + "}") + W,

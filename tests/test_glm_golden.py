@@ -119,9 +119,9 @@ GOLDEN = {
         "both", "a <tool_c",
         [Text("a <tool_c")],
     ),
-    "stray_end_tag_dropped": (
+    "stray_end_tag_dropped": (  # markup of no call: an error carries it
         "both", "a</tool_call>b",
-        [Text("ab")],
+        [Text("a"), err(None, "bad_markup", 1, "markup that makes no call"), Text("b")],
     ),
     "junk_between_pairs_ignored": (
         "glm47", "<tool_call>get_weather\n junk<arg_key>city</arg_key> x <arg_value>Paris</arg_value>zz</tool_call>",

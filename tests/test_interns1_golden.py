@@ -24,9 +24,12 @@ GOLDEN = {
                                [Text("Let me check.")] + call(0, "get_weather", W_ARGS) + [Text("\nDone.")]),
     "two_calls_both_spellings": (A + "\n" + W + E + "\n" + B + "\n" + S + E,
                                  call(0, "get_weather", W_ARGS) + call(1, "search", S_ARGS)),
+    # the end token after the interpreter block's prose closes no call: an
+    # error carries it (bad_markup)
     "interpreter_is_text": ("Run: <|action_start|><|interpreter|>\nprint(1)" + E + " ok",
-                            [Text("Run: <|action_start|><|interpreter|>\nprint(1) ok")]),
-    "stray_end_token_dropped": ("a" + E + "b", [Text("ab")]),
+                            [Text("Run: <|action_start|><|interpreter|>\nprint(1)"),
+                             ParseError(None, "bad_markup", 45, "markup that makes no call"), Text(" ok")]),
+    "stray_end_token_dropped": ("a" + E + "b", [Text("a"), ParseError(None, "bad_markup", 1, "markup that makes no call"), Text("b")]),
     "tag_without_object_is_prose": ("Use " + A + " then " + E + ".", [Text("Use " + A + " then " + E + ".")]),
     "parameters_before_name": (A + '{"parameters": {"q": "x"}, "name": "search"}' + E, call(0, "search", '{"q": "x"}')),
     "no_parameters": (A + '{"name": "noop"}' + E, call(0, "noop", "{}")),

@@ -108,9 +108,11 @@ GOLDEN = {
         "x <tool_calx> y",
         [Text("x <tool_calx> y")],
     ),
+    # an end tag that closes nothing: markup of no call, an error whose
+    # dropped text is the tag
     "stray_end_tag_dropped": (
         "a</tool_call>b",
-        [Text("ab")],
+        [Text("a"), err(None, "bad_markup", 1, "markup that makes no call"), Text("b")],
     ),
     "trailing_whitespace_without_calls_kept": (
         "just prose\n\n",

@@ -172,8 +172,8 @@ def test_one_pass_through_sglang(name, monkeypatch):
         if any(m in text for m in cls._tp_markers):
             assert _Counting.passes == (1 if clean or not has else 2), text
             reused += clean and has
-        else:
-            assert _Counting.passes <= 1, text
+        else:  # a stray end token is an error now (issue 18): the request's tools parse it again
+            assert _Counting.passes <= (1 if clean else 2), text
     if cls._tp_untyped:
         assert reused >= 3  # the well-formed seed replies took has_tool_call's parse
 
