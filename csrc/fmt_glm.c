@@ -481,7 +481,7 @@ static void key_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 static void type_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     if (tp_buf_append(&p->name, s, n))
-        broken(p, TP_ERR_BUFFER_LIMIT, limit_at(&p->name, s, off, n));
+        broken(p, TP_ERR_BUFFER_LIMIT, tp_buf_limit_at(&p->name, s, off, n));
 }
 
 /* a <arg_key>: the key (and its type tag) start afresh */
