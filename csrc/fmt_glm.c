@@ -514,8 +514,10 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
             else if (match == T_GOPEN) { /* an optional group's opener: markup */
                 p->fgroup = 1;
                 go_home(p, r);
-            } else if (match == T_STRAY || match == T_GCLOSE) /* a stray closer: markup of no call */
+            } else if (match == T_STRAY) /* a stray closer: markup of no call */
                 tp_stray_markup(p, r->text_m.patlen[match], i);
+            /* T_GCLOSE: a stray group end, markup (k2_horizon: exempt from
+             * the tiling check, docs/SEMANTICS.md "Dropped text") */
             break;
         case M_BLOCK:
             i += scan(p, r, &r->block_m, s + i, n - i, &match, block_text, off);

@@ -31,7 +31,7 @@ import logging
 import types
 from typing import Any, List, Optional, Tuple
 
-from sglang.srt.function_call.core_types import StreamingParseResult
+from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
 from sglang.srt.function_call.k2_v3_detector import K2V3Detector
 
 
@@ -89,6 +89,13 @@ def dialect(text: str, final: bool) -> Optional[str]:
     return SGLANG if body[0] in "{[" else NATIVE
 
 
+def _items(calls: list) -> list:
+    """ToolCallItems for a StreamingParseResult: stream_pair hands the
+    serving hooks light deltas (sglang_adapter.Delta), pydantic wants its own."""
+    return [c if isinstance(c, ToolCallItem) else
+            ToolCallItem(tool_index=c.tool_index, name=c.name, parameters=c.parameters) for c in calls]
+
+
 class K2HorizonGate:
     """The dialect gate of sglang_adapter.K2HorizonNativeDetector (placed
     before NativeDetectorMixin and K2V3Detector in its bases): the native
@@ -127,7 +134,7 @@ class K2HorizonGate:
         if self._k2_mode == NATIVE:
             return super().parse_streaming_increment(new_text, tools)
         text, calls = self._k2_step(new_text, tools, False)
-        return StreamingParseResult(normal_text=text, calls=calls)
+        return StreamingParseResult(normal_text=text, calls=_items(calls))
 
     def stream_pair(self, new_text: str, tools: List[Any]) -> Tuple[str, List[Any]]:
         if self._k2_mode == NATIVE:
@@ -143,7 +150,7 @@ class K2HorizonGate:
         if self._k2_mode == NATIVE:
             return super().finish(tools)
         text, calls = self._k2_step("", tools, True)
-        return StreamingParseResult(normal_text=text, calls=calls)
+        return StreamingParseResult(normal_text=text, calls=_items(calls))
 
     def _k2_step(self, new_text: str, tools: List[Any], final: bool) -> Tuple[str, list]:
         """An undecided stream: decide with `new_text` (cost: the new text

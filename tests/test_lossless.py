@@ -175,7 +175,11 @@ UNTILED = {"gpt_oss", "kimi_k3", "mistral",
            # stray `<` in an XML block, DSML tags run together: found by
            # this check, not fixed yet
            "pythonic", "qwen3_coder", "minimax_m2", "dots", "mimo", "nanbeige", "minicpm5",
-           "deepseekv32", "deepseekv4", "deepseekv41", "gigachat35"}
+           "deepseekv32", "deepseekv4", "deepseekv41", "gigachat35",
+           # formats that landed with the check: Inkling's message framing,
+           # an LFM2 block holding an empty list, K2 Horizon's group tags
+           # around an invoke that made no call
+           "inkling", "lfm2", "k2_horizon"}
 
 
 def check_tiled(fmt, b, events):
