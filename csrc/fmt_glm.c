@@ -492,6 +492,15 @@ static void key_start(tp_parser *p)
     tp_buf_clear(&p->name);
 }
 
+/* a call closer read as text (it closes a prose tag), ending at chunk index
+ * `at`: an error's dropped text ends before it */
+static void closer_text(tp_parser *p, const glm_row *r, size_t at)
+{
+    size_t n = strlen(r->call_close);
+    tp_drop_end(p, at, n);
+    tp_text(p, (const uint8_t *)r->call_close, n);
+}
+
 static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
 {
     const glm_row *r = row_of(p);
@@ -510,7 +519,7 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
             else if (match == T_OPEN)
                 start_call(p, p->base + i - open_len);
             else if (match == T_STRAY && (p->trailing_reported || r->ws_text) && !r->block_open)
-                tp_text(p, (const uint8_t *)r->call_close, strlen(r->call_close)); /* closes a prose tag */
+                closer_text(p, r, i); /* closes a prose tag */
             else if (match == T_GOPEN) { /* an optional group's opener: markup */
                 p->fgroup = 1;
                 go_home(p, r);
@@ -530,7 +539,7 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
                 p->mode = M_TEXT;
                 p->fgroup = 0;
             } else if (match == B_STRAY && (p->trailing_reported || r->ws_text)) /* closes a prose tag */
-                tp_text(p, (const uint8_t *)r->call_close, strlen(r->call_close));
+                closer_text(p, r, i);
             break;
         case M_NAME:
             /* a byte at a time (names are short): the byte that shows the

@@ -321,9 +321,12 @@ static void object_begins(tp_parser *p)
 }
 
 /* bytes held in pending were not a call after all: prose */
-static void held_is_prose(tp_parser *p)
+/* the held bytes (the input's bytes just before stream offset `end`) are
+ * prose: their offset goes with them, so whitespace among them that a
+ * call's marker follows is that call's (its raw record) */
+static void held_is_prose(tp_parser *p, uint64_t end)
 {
-    tp_text(p, p->pending.data, p->pending.len);
+    tp_text_at(p, p->pending.data, p->pending.len, end >= p->pending.len ? end - p->pending.len : UINT64_MAX);
     tp_buf_clear(&p->pending);
     p->mode = M_TEXT;
     p->node = 0;
@@ -562,7 +565,7 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                 /* (an array's record, run on after a refused element, ends
                  * where the held bytes begin: they are text) */
                 tp_drop_end_at(p, s + i, p->pending.len);
-                held_is_prose(p);
+                held_is_prose(p, p->base + i);
             }
             break;
         case M_OPEN:
@@ -583,11 +586,11 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                 const char *t = opener(w, p->vkind, &tl);
                 tp_raw_end(p);
                 if (w->lex_lead) { /* a control token: markup even where it opens no call */
-                    held_is_prose(p);
+                    held_is_prose(p, p->base + i);
                     break;
                 }
                 tp_text(p, (const uint8_t *)t, tl);
-                held_is_prose(p);
+                held_is_prose(p, p->base + i);
                 p->fstate = 1; /* an end tag after it is prose too */
             }
             break;
@@ -760,7 +763,7 @@ static void jt_finish(tp_parser *p, const jt_row *w)
         break;
     case M_SEMI:
     case M_BARE: /* a `;` or bare `{` and then the end: prose */
-        held_is_prose(p);
+        held_is_prose(p, p->base);
         break;
     case M_END_TAG:
     case M_SKIP:

@@ -173,6 +173,8 @@ static void text_at(tp_parser *p, const uint8_t *s, size_t n, uint64_t at)
     }
 }
 
+void tp_text_at(tp_parser *p, const uint8_t *s, size_t n, uint64_t at) { text_at(p, s, n, at); }
+
 void tp_text(tp_parser *p, const uint8_t *s, size_t n)
 {
     uint64_t at = p->chunk && s >= p->chunk && s + n <= p->chunk + p->chunk_n

@@ -21,6 +21,8 @@ void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
 
 /* --- text layer: whitespace next to calls is template formatting --- */
 void tp_text(tp_parser *p, const uint8_t *s, size_t n);
+/* text from a buffer whose first byte was at stream offset `at` (UINT64_MAX: unknown) */
+void tp_text_at(tp_parser *p, const uint8_t *s, size_t n, uint64_t at);
 void tp_text_call_starts(tp_parser *p); /* drop held whitespace */
 void tp_text_flush_ws(tp_parser *p);    /* held whitespace is text (markup that is no call follows) */
 /* a marker of mlen bytes ending at chunk index `at` made no call:
