@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
@@ -222,7 +223,9 @@ def test_serving_cli_agent_tiny_run(tmp_path):
     assert ag["hooks_installed"] is True and ag["tools"] == 21
     assert {(r["messages"], r["side"]) for r in ag["per_chunk"]} == {
         (n, s) for n in (4, 12) for s in ("sglang", "native", "native+hooks", "no tools", "no tools, hooks off")}
-    assert all(r["per_chunk_us"] > 0 for r in ag["per_chunk"])
+    # a marginal figure (the difference of two runs): a number, which noise
+    # on a loaded machine may push to or below zero for the ~4 µs hooked path
+    assert all(isinstance(r["per_chunk_us"], float) and math.isfinite(r["per_chunk_us"]) for r in ag["per_chunk"])
     loads = {(d["size_kib"], d["side"]): d for d in ag["large_calls"]}
     assert set(loads) == {(1, "baseline"), (1, "sglang"), (1, "native"), (1, "native+hooks")}
     assert loads[(1, "native+hooks")]["calls"] == "ok" and loads[(1, "native")]["calls"] == "ok"
