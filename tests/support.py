@@ -150,3 +150,23 @@ def tools_of(*names: str, schema: Optional[dict] = None) -> List[dict]:
         {"type": "function", "function": {"name": n, "parameters": schema or {"type": "object", "properties": {}}}}
         for n in names
     ]
+
+
+def random_value(rnd, key_chars: str, str_chars: str, min_key: int = 1, depth: int = 0):
+    """A random JSON-able value (lists and dicts to depth 3, strings of
+    `str_chars`, keys of `key_chars`, big ints, awkward floats, booleans,
+    None) for template round trips: a format's renderer writes it, the
+    parser must read back the same value."""
+    r = rnd.random()
+    if depth < 3 and r < 0.15:
+        return [random_value(rnd, key_chars, str_chars, min_key, depth + 1) for _ in range(rnd.randint(0, 3))]
+    if depth < 3 and r < 0.3:
+        return {"".join(rnd.choice(key_chars) for _ in range(rnd.randint(min_key, 4))):
+                random_value(rnd, key_chars, str_chars, min_key, depth + 1) for _ in range(rnd.randint(0, 3))}
+    if r < 0.55:
+        return "".join(rnd.choice(str_chars) for _ in range(rnd.randint(0, 8)))
+    if r < 0.7:
+        return rnd.randint(-10**20, 10**20)
+    if r < 0.85:
+        return rnd.choice([0.0, -0.0, 1.5, 1e-7, 1e22, -2.5e300, 123456.789, rnd.random()])
+    return rnd.choice([True, False, None])

@@ -12,7 +12,7 @@ from format_table import render_gemma4
 from golden import call, golden_tests, replay_splits
 from parity import IMPLS, parity_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
-from support import CHUNKERS, run
+from support import CHUNKERS, run, random_value
 
 TOOLS = ["get_weather", "search", "f", "g"]
 Q = '<|"|>'
@@ -103,20 +103,9 @@ def test_string_streams_as_generated():
     assert p.feed(Q + "}") == [ArgsDelta(0, '"}'), CallEnd(0, "search", '{"q": "long text\\n<|\\"x"}')]
 
 
-def _value(rnd, depth=0):
-    r = rnd.random()
-    if depth < 3 and r < 0.15:
-        return [_value(rnd, depth + 1) for _ in range(rnd.randint(0, 3))]
-    if depth < 3 and r < 0.3:
-        return {"".join(rnd.choice("abk_") for _ in range(rnd.randint(1, 4))): _value(rnd, depth + 1)
-                for _ in range(rnd.randint(0, 3))}
-    if r < 0.55:  # anything but the quote token: the template escapes nothing
-        return "".join(rnd.choice("xy '\"\\\n\t\x01é中\U0001F600]){},:<|>") for _ in range(rnd.randint(0, 8)))
-    if r < 0.7:
-        return rnd.randint(-10**20, 10**20)
-    if r < 0.85:
-        return rnd.choice([0.0, -0.0, 1.5, 1e-7, 1e22, -2.5e300, 123456.789, rnd.random()])
-    return rnd.choice([True, False, None])
+# strings: anything but the quote token (the template escapes nothing)
+def _value(rnd):
+    return random_value(rnd, 'abk_', 'xy \'"\\\n\t\x01é中😀]){},:<|>')
 
 
 def test_template_round_trip():

@@ -23,7 +23,7 @@ from format_table import render_lfm2
 from golden import call, err, golden_tests
 from parity import parity_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, StreamParser, Text
-from support import CHUNKERS, run
+from support import CHUNKERS, run, random_value
 
 TOOLS = ["get_weather", "search", "f", "g"]
 S, E = "<|tool_call_start|>", "<|tool_call_end|>"
@@ -104,20 +104,8 @@ def test_json_form_streams_as_generated():
     assert p.feed("f(a=1)]") + p.finish() == [Text("f(a=1)]")]
 
 
-def _value(rnd, depth=0):
-    r = rnd.random()
-    if depth < 3 and r < 0.15:
-        return [_value(rnd, depth + 1) for _ in range(rnd.randint(0, 3))]
-    if depth < 3 and r < 0.3:
-        return {"".join(rnd.choice("abk_'\" ") for _ in range(rnd.randint(1, 4))): _value(rnd, depth + 1)
-                for _ in range(rnd.randint(0, 3))}
-    if r < 0.55:
-        return "".join(rnd.choice("xy '\"\\\n\r\t\x01é中\U0001F600]){},:<|>=") for _ in range(rnd.randint(0, 8)))
-    if r < 0.7:
-        return rnd.randint(-10**20, 10**20)
-    if r < 0.85:
-        return rnd.choice([0.0, -0.0, 1.5, 1e-7, 1e22, -2.5e300, 123456.789, rnd.random()])
-    return rnd.choice([True, False, None])
+def _value(rnd):
+    return random_value(rnd, 'abk_\'" ', 'xy \'"\\\n\r\t\x01é中😀]){},:<|>=')
 
 
 def test_template_round_trip():

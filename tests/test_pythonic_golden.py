@@ -12,7 +12,7 @@ import pytest
 from golden import call, golden_tests
 from parity import IMPLS, parity_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
-from support import run
+from support import run, random_value
 
 TOOLS = ["get_weather", "search", "noop"]
 
@@ -64,20 +64,8 @@ def test_string_streams_as_generated():
     assert p.feed("')]") == [ArgsDelta(0, '"}'), CallEnd(0, "search", '{"q": "long text\\n"}')]
 
 
-def _literal(rnd, depth=0):
-    r = rnd.random()
-    if depth < 3 and r < 0.15:
-        return [_literal(rnd, depth + 1) for _ in range(rnd.randint(0, 3))]
-    if depth < 3 and r < 0.3:
-        return {"".join(rnd.choice("ab'\"\\\n é") for _ in range(rnd.randint(0, 4))): _literal(rnd, depth + 1)
-                for _ in range(rnd.randint(0, 3))}
-    if r < 0.55:
-        return "".join(rnd.choice("xy '\"\\\n\t\x01é中\U0001F600]),") for _ in range(rnd.randint(0, 8)))
-    if r < 0.7:
-        return rnd.randint(-10**20, 10**20)
-    if r < 0.85:
-        return rnd.choice([0.0, -0.0, 1.5, 1e-7, 1e22, -2.5e300, 123456.789, rnd.random()])
-    return rnd.choice([True, False, None])
+def _literal(rnd):
+    return random_value(rnd, 'ab\'"\\\n é', 'xy \'"\\\n\t\x01é中😀]),', min_key=0)
 
 
 def test_values_convert_as_json_dumps_of_literal_eval():
