@@ -15,7 +15,7 @@ static uint32_t hash2(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
 
 static uint32_t hash_key(const tp_strset *t, uint32_t id)
 {
-    return hash2(t->keys + t->off[id], t->off[id + 1] - t->off[id], NULL, 0);
+    return hash2(t->keys ? t->keys + t->off[id] : NULL, t->off[id + 1] - t->off[id], NULL, 0);
 }
 
 int tp_strset_find(const tp_strset *t, const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
@@ -28,7 +28,7 @@ int tp_strset_find(const tp_strset *t, const uint8_t *a, size_t na, const uint8_
         if (!id)
             return -1;
         id--;
-        const uint8_t *k = t->keys + t->off[id];
+        const uint8_t *k = t->keys ? t->keys + t->off[id] : NULL; /* (only empty keys stored yet) */
         if (t->off[id + 1] - t->off[id] == na + nb && (na == 0 || memcmp(k, a, na) == 0) &&
             (nb == 0 || memcmp(k + na, b, nb) == 0))
             return (int)id;
