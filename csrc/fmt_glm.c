@@ -547,9 +547,12 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
             i += scan(p, r, &r->name_m, s + i, 1, &match, name_bytes, off);
             if (p->mode != M_NAME)
                 break;
-            if (p->have_args)
+            if (p->have_args) {
                 prose_tag(p, r);
-            else if (match >= 0)
+                if (match >= 0) /* a one-byte separator that matched as the tag showed to be prose: text */
+                    tp_text_at(p, (const uint8_t *)r->name_m.pats[match], r->name_m.patlen[match],
+                               p->base + i - r->name_m.patlen[match]);
+            } else if (match >= 0)
                 name_done(p, r, match, p->base + i);
             break;
         case M_BETWEEN:

@@ -45,6 +45,12 @@ W_ARGS = '{"city": "Paris", "days": 3}'
 
 # name -> (format, text, expected events); "both" cases run for glm45 and glm47
 GOLDEN = {
+    # a tag whose name turns out to be prose at a byte that is also a one-
+    # byte name separator ("\n"): the byte is text too (fuzz finding)
+    "prose_tag_ended_by_a_newline": (
+        "both", "<tool_call>f <\nx",
+        [Text("<tool_call>f <\nx")],
+    ),
     "single_with_prose": (
         "both", "Let me check.\n{W}",
         [Text("Let me check.")] + call(0, "get_weather", W_ARGS),
