@@ -469,6 +469,9 @@ static void block_marker(tp_parser *p, const kv_row *w, int close, size_t at)
         p->mode = G_TEXT;
         p->node = 0;
     } else {
+        if (p->raw_on) /* a block with no call, then another opener: the same */
+            tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + at - strlen(w->open), -1,
+                        (const uint8_t *)"a block with no call", 20);
         tp_raw_end(p);
         block_open(p, w, at);
     }

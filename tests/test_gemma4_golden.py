@@ -52,6 +52,11 @@ GOLDEN = {
     # an empty block makes no call: bad_markup, its text the dropped text
     "empty_block_is_markup": ("x" + block("") + "y",
                               [Text("x"), ParseError(None, "bad_markup", 25, "a block with no call"), Text("y")]),
+    # an empty block, then another opener: the same (fuzz finding: the
+    # first opener's bytes were in nothing)
+    "empty_block_then_opener": ("x<|tool_call><|tool_call>call:f{}<tool_call|>",
+                                [Text("x"), ParseError(None, "bad_markup", 13, "a block with no call")]
+                                + call(0, "f", "{}")),
     "junk_in_block_reported": (block("oops call:f{}"), [ParseError(None, "bad_markup", 12, "")] + call(0, "f", "{}")),
     "trailing_in_block_reported": (block("call:f{} x"), call(0, "f", "{}") + [ParseError(None, "trailing_content", 21, "")]),
     "unknown_tool_then_known": (block("call:nope{a:" + Q + "}" + Q + "}") + W,
