@@ -739,8 +739,11 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
                     /* at the start of the character that crosses the
                      * limit (a feed holds whole characters), so the
                      * error's dropped text is whole characters */
-                    while (q > seg && (p[q] & 0xC0) == 0x80)
-                        q--;
+                    size_t b = q;
+                    while (b > seg && (p[b] & 0xC0) == 0x80)
+                        b--;
+                    if ((p[b] & 0xC0) != 0x80) /* (its first byte is in this feed) */
+                        q = b;
                     /* what fits of the runs and escapes before it is
                      * written, each whole, as when they came one by one */
                     put(out, p + i, seg - i);
