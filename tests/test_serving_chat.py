@@ -435,6 +435,15 @@ CANNED["lfm2"] = PROSE + "<|tool_call_start|>[" + ", ".join(
     render_lfm2(n, json.dumps(a)) for n, a in EXPECTED_CALLS) + "]<|tool_call_end|>"
 SPECIAL_TOKENS["lfm2"] = ("<|tool_call_start|>", "<|tool_call_end|>")
 
+# K2 Horizon (issue 23), its template's xml dialect inside the group it writes
+from format_table import TABLE as _TABLE  # noqa: E402
+from format_table import render_k2_horizon  # noqa: E402
+
+CANNED["k2_horizon"] = PROSE + _TABLE["k2_horizon"].block(
+    [render_k2_horizon(n, json.dumps(a)) for n, a in EXPECTED_CALLS])
+SPECIAL_TOKENS["k2_horizon"] = ("<ifm|tool_calls>", "</ifm|tool_calls>", "<ifm|tool_call>", "</ifm|tool_call>",
+                                "<ifm|arg_key>", "</ifm|arg_key>", "<ifm|arg_value>", "</ifm|arg_value>")
+
 
 def _cases(kind):
     for native, (_cls, builtin) in sorted(NATIVE_NAMES.items()):
