@@ -59,8 +59,8 @@ echo "== 3. test suite under ASan+UBSan"
 # processes, which inherit the sanitizer) and every format's golden and
 # property tests (a module with golden cases is named test_*golden.py:
 # tests/test_golden_files.py checks it; the serving/process tests add minutes under ASan and little coverage of
-# native code); SAN_TESTS="tests -q" runs the whole suite (about 5 min)
+# native code); on both cores (xdist); SAN_TESTS="tests -q" runs the whole suite
 # shellcheck disable=SC2086
 scripts/sanitize-tests.sh ${SAN_TESTS:-tests/test_adversarial.py tests/test_adversarial_adapter.py \
     tests/test_api_safety.py tests/test_api_inputs.py tests/test_memory.py tests/test_wellformed_property.py tests/test_json_normalizer.py tests/test_typed_values.py \
-    tests/test_*golden.py tests/test_*prop*.py -q -p no:cacheprovider -m "not slow"}
+    tests/test_*golden.py tests/test_*prop*.py -q -p no:cacheprovider -m "not slow" -n 2 --dist loadfile}

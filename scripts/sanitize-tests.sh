@@ -20,12 +20,13 @@ PY="${PYTHON:-python}"
 
 mkdir -p "$SAN_DIR"
 # copy the sources (not build outputs); rsync keeps unchanged files' mtimes
+# (subpackages included: sglang_toolparse/bench is imported by tests)
 for d in csrc sglang_toolparse tests; do
     rm -rf "${SAN_DIR:?}/$d"   # files removed from the tree must not linger
-    mkdir -p "$SAN_DIR/$d"
-    cp -p "$ROOT/$d"/*.* "$SAN_DIR/$d/" 2>/dev/null || true
+    cp -Rp "$ROOT/$d" "$SAN_DIR/$d"
 done
-rm -f "$SAN_DIR"/sglang_toolparse/*.so
+find "$SAN_DIR" \( -name '*.so' -o -name __pycache__ \) -prune -exec rm -rf {} +
+rm -f "$SAN_DIR"/sglang_toolparse/_core.c
 cp -p "$ROOT/setup.py" "$ROOT/pyproject.toml" "$SAN_DIR/"
 cd "$SAN_DIR"
 TOOLPARSE_SANITIZE=1 "$PY" setup.py build_ext --inplace -q >build.log 2>&1 || { cat build.log; exit 1; }
