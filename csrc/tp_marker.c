@@ -48,6 +48,12 @@ int tp_matcher_build(tp_matcher *m, const char *const *pats, int npats)
         for (int k = 0; k < npats; k++)
             if (!memchr(pats[k] + 1, m->first_byte, m->patlen[k] - 1u))
                 m->whole |= (uint16_t)(1u << k);
+    /* the whole markers by length, shortest first (a stable order: of two
+     * of one length the first declared), as the scan prefers them */
+    for (int len = 1; len <= 200; len++)
+        for (int k = 0; k < npats; k++)
+            if (((m->whole >> k) & 1) && m->patlen[k] == len)
+                m->whole_by_len[m->nwhole++] = (uint8_t)k;
     /* BFS: fail links and dense transitions (missing edge -> fail's edge) */
     int qh = 0, qt = 0;
     fail[0] = 0;
@@ -108,10 +114,15 @@ void tp_matcher_scan(const tp_matcher *m, uint8_t *nodep, const uint8_t *p,
              * before this one's end but a shorter marker at the same
              * start, which is preferred, as the automaton would report it */
             int best = -1;
-            for (int k = 0; k < m->npats; k++)
-                if (((m->whole >> k) & 1) && m->patlen[k] <= n - i &&
-                    (best < 0 || m->patlen[k] < m->patlen[best]) && whole_at(m, k, p + i))
-                    best = k;
+            for (int w = 0; w < m->nwhole; w++) {
+                int k = m->whole_by_len[w];
+                if (m->patlen[k] > n - i)
+                    break; /* (the rest are longer) */
+                if (whole_at(m, k, p + i)) {
+                    best = k; /* the shortest */
+                    break;
+                }
+            }
             if (best >= 0) {
                 i += m->patlen[best];
                 size_t vlen = held + i, start = vlen - m->patlen[best];
