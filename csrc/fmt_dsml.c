@@ -494,6 +494,21 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
         case D_P_WS:
         case D_P_WS2:
             if (tp_is_ws(c)) {
+                /* one blank, then the whole literal (` name="`, ` string="`)
+                 * in this chunk: taken in one step, as D_*_LIT takes it */
+                const char *lit = p->mode == D_P_WS2 ? "string=\"" : "name=\"";
+                size_t ll = p->mode == D_P_WS2 ? 8 : 6;
+                if (n - i > ll && memcmp(s + i + 1, lit, ll) == 0) {
+                    i += 1 + ll;
+                    p->fstate = 0;
+                    p->mode = (uint8_t)(p->mode + 2);
+                    p->call_off = p->base + i; /* where the attribute value starts */
+                    if (p->mode == D_P_NAME)
+                        tp_buf_clear(&p->key);
+                    else if (p->mode == D_P_STR)
+                        tp_buf_clear(&p->name);
+                    break;
+                }
                 p->fstate = 1;
                 i++;
             } else if (p->fstate) {

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "tp_swar.h"
+
 int tp_matcher_build(tp_matcher *m, const char *const *pats, int npats)
 {
     /* trie children as a dense table first; fail links turn it into a DFA */
@@ -19,6 +21,10 @@ int tp_matcher_build(tp_matcher *m, const char *const *pats, int npats)
             return -1;
         m->pats[k] = pats[k];
         m->patlen[k] = (uint8_t)len;
+        if (len >= 8) {
+            m->head8[k] = tp_load8((const uint8_t *)pats[k]);
+            m->tail8[k] = tp_load8((const uint8_t *)pats[k] + len - 8);
+        }
         if ((uint8_t)pats[k][0] != (uint8_t)m->first_byte)
             m->first_byte = -1;
         uint8_t node = 0;
@@ -42,6 +48,12 @@ int tp_matcher_build(tp_matcher *m, const char *const *pats, int npats)
         for (int k = 0; k < npats; k++)
             if (!memchr(pats[k] + 1, m->first_byte, m->patlen[k] - 1u))
                 m->whole |= (uint16_t)(1u << k);
+    /* the whole markers by length, shortest first (a stable order: of two
+     * of one length the first declared), as the scan prefers them */
+    for (int len = 1; len <= 200; len++)
+        for (int k = 0; k < npats; k++)
+            if (((m->whole >> k) & 1) && m->patlen[k] == len)
+                m->whole_by_len[m->nwhole++] = (uint8_t)k;
     /* BFS: fail links and dense transitions (missing edge -> fail's edge) */
     int qh = 0, qt = 0;
     fail[0] = 0;
@@ -71,6 +83,18 @@ int tp_matcher_build(tp_matcher *m, const char *const *pats, int npats)
     return 0;
 }
 
+/* Is marker k at s (its length is known to fit)? Markers of a family share
+ * their first bytes (`<｜DSML｜`, `<|tool_call`): their first and last
+ * eight bytes are compared as two words before any call. */
+static inline int whole_at(const tp_matcher *m, int k, const uint8_t *s)
+{
+    size_t len = m->patlen[k];
+    if (len < 8)
+        return memcmp(s, m->pats[k], len) == 0;
+    return tp_load8(s) == m->head8[k] && tp_load8(s + len - 8) == m->tail8[k] &&
+           (len <= 16 || memcmp(s + 8, m->pats[k] + 8, len - 16) == 0);
+}
+
 void tp_matcher_scan(const tp_matcher *m, uint8_t *nodep, const uint8_t *p,
                      size_t n, tp_scan_res *r)
 {
@@ -90,11 +114,15 @@ void tp_matcher_scan(const tp_matcher *m, uint8_t *nodep, const uint8_t *p,
              * before this one's end but a shorter marker at the same
              * start, which is preferred, as the automaton would report it */
             int best = -1;
-            for (int k = 0; k < m->npats; k++)
-                if (((m->whole >> k) & 1) && m->patlen[k] <= n - i &&
-                    (best < 0 || m->patlen[k] < m->patlen[best]) &&
-                    memcmp(p + i, m->pats[k], m->patlen[k]) == 0)
-                    best = k;
+            for (int w = 0; w < m->nwhole; w++) {
+                int k = m->whole_by_len[w];
+                if (m->patlen[k] > n - i)
+                    break; /* (the rest are longer) */
+                if (whole_at(m, k, p + i)) {
+                    best = k; /* the shortest */
+                    break;
+                }
+            }
             if (best >= 0) {
                 i += m->patlen[best];
                 size_t vlen = held + i, start = vlen - m->patlen[best];

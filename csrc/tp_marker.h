@@ -23,6 +23,10 @@ typedef struct {
                                          * first_byte ends the earliest possible match */
     const char *pats[TP_MARKER_MAX_PATS];
     uint8_t patlen[TP_MARKER_MAX_PATS];
+    uint64_t head8[TP_MARKER_MAX_PATS]; /* a marker's first and last eight bytes */
+    uint64_t tail8[TP_MARKER_MAX_PATS]; /* (markers of 8 bytes or more) */
+    uint8_t nwhole;                     /* the `whole` markers, shortest first */
+    uint8_t whole_by_len[TP_MARKER_MAX_PATS];
     uint8_t depth[TP_MARKER_MAX_NODES];
     uint8_t path_pat[TP_MARKER_MAX_NODES]; /* path(node) = pats[path_pat][0:depth] */
     int8_t out[TP_MARKER_MAX_NODES];       /* pattern matched on entering node, or -1 */

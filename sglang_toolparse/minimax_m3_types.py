@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from sglang_toolparse.glm_types import get_schema_properties
@@ -68,7 +69,8 @@ def schema_types(schema: Any) -> List[str]:
 def untyped(schema: Any) -> bool:
     if not isinstance(schema, dict):
         return True
-    return not schema_types(schema) and not any(k in schema for k in ("properties", "items", "prefixItems"))
+    return not schema_types(schema) and "properties" not in schema and "items" not in schema \
+        and "prefixItems" not in schema
 
 
 def streams(schema: Any) -> bool:
@@ -81,6 +83,45 @@ def streams(schema: Any) -> bool:
 def _is_scalar(schema: Any) -> bool:
     types = set(schema_types(schema))
     return bool(types & _SCALAR) and not types & _CONTAINER
+
+
+class _Info:
+    """What the builder reads of one schema, computed once (_info)."""
+
+    __slots__ = ("schema", "types", "untyped", "scalar", "container", "array", "props", "extra")
+
+    def __init__(self, schema: Any) -> None:
+        self.schema = schema
+        types = frozenset(schema_types(schema))
+        self.types = types
+        self.untyped = untyped(schema)
+        self.scalar = bool(types & _SCALAR) and not types & _CONTAINER
+        self.container = bool(types & _CONTAINER)
+        self.array = "array" in types
+        self.props = get_schema_properties(schema)
+        extra = schema.get("additionalProperties") if isinstance(schema, dict) else None
+        self.extra = extra if isinstance(extra, dict) else None
+
+
+# id(schema) -> its _Info (which holds the schema, so the id is not reused
+# while the entry lives); cleared whole when it grows past _MEMO_MAX. A
+# schema is read when first typed: one mutated in place afterwards keeps
+# its first reading, as a compiled tool list does (api.compiled_tools).
+_memo: Dict[int, _Info] = {}
+_MEMO_MAX = 4096
+_NO_SCHEMA = _Info(None)
+
+
+def _info(schema: Any) -> _Info:
+    if schema is None:
+        return _NO_SCHEMA
+    got = _memo.get(id(schema))
+    if got is not None and got.schema is schema:
+        return got
+    if len(_memo) >= _MEMO_MAX:
+        _memo.clear()
+    got = _memo[id(schema)] = _Info(schema)
+    return got
 
 
 def _item_schema(schema: Dict[str, Any], index: int) -> Optional[Dict[str, Any]]:
@@ -96,22 +137,30 @@ def _item_schema(schema: Dict[str, Any], index: int) -> Optional[Dict[str, Any]]
 
 
 def child_schema(schema: Any, tag: str, index: int) -> Optional[Dict[str, Any]]:
+    return _child(_info(schema), tag, index)
+
+
+def _child(info: _Info, tag: str, index: int) -> Optional[Dict[str, Any]]:
+    schema = info.schema
     if not isinstance(schema, dict):
         return None
-    if tag == "item" and "array" in schema_types(schema):
+    if tag == "item" and info.array:
         return _item_schema(schema, index)
-    props = get_schema_properties(schema)
+    props = info.props
     if tag in props:
         return props[tag] if isinstance(props[tag], dict) else None
-    extra = schema.get("additionalProperties")
-    return extra if isinstance(extra, dict) else None
+    return info.extra
 
 
 def leaf(text: str, schema: Any) -> Any:
     """A leaf's text, typed by its schema."""
-    if untyped(schema):
+    return _leaf(text, _info(schema))
+
+
+def _leaf(text: str, info: _Info) -> Any:
+    if info.untyped:
         return _LITERALS.get(text.strip(), text)
-    types = set(schema_types(schema))
+    types = info.types
     if types & _STRING:
         return text
     if "null" in types and (text in _NULL_WORDS or text == ""):
@@ -142,62 +191,50 @@ class _El:
 
     def __init__(self, tag: str) -> None:
         self.tag = tag
-        self.text: List[str] = []
-        self.children: List["_El"] = []
+        self.text = []  # type: List[str]
+        self.children = []  # type: List[_El]
 
 
-def _tag_at(raw: str, j: int) -> int:
-    """After an NS at raw[j - len(NS)]: the index of the tag's `>` when a tag
-    follows (blanks, `<`, text without `]` or `<`, `>`), else -1."""
-    n = len(raw)
-    while j < n and raw[j] in _BLANKS:
-        j += 1
-    if j >= n or raw[j] != "<":
-        return -1
-    k = j + 1
-    limit = min(n, k + _TAG_MAX)
-    while k < limit and raw[k] not in "]<>":
-        k += 1
-    return k if k < limit and raw[k] == ">" else -1
+# An NS that begins a tag: the NS, blanks, `<`, the tag's text (no `]`,
+# `<` or `>`, shorter than _TAG_MAX characters), `>`. An NS not followed by
+# such a tag is text (an NS cannot overlap another, so a search that goes
+# on from the next character finds what one from after the NS would).
+_NS_TAG = re.compile(re.escape(NS) + r"[ \t\r\n]*<([^\]<>]{0,%d})>" % (_TAG_MAX - 1))
 
 
 def parse_tree(raw: str) -> _El:
-    root = _El("")
+    root = top = _El("")
     stack = [root]
-    pos, n, nl = 0, len(raw), len(NS)
-    while pos < n:
-        i = raw.find(NS, pos)
-        if i < 0:
-            stack[-1].text.append(raw[pos:])
-            break
-        stack[-1].text.append(raw[pos:i])
-        gt = _tag_at(raw, i + nl)
-        if gt < 0:  # an NS that begins no tag is text
-            stack[-1].text.append(NS)
-            pos = i + nl
-            continue
-        tag = raw[raw.index("<", i + nl) + 1:gt]
-        pos = gt + 1
-        if tag.startswith("/"):
+    pos = 0
+    for m in _NS_TAG.finditer(raw):
+        start = m.start()
+        if start != pos:
+            top.text.append(raw[pos:start])
+        pos = m.end()
+        tag = m.group(1)
+        if tag[:1] == "/":
             name = tag[1:].strip()
             for d in range(len(stack) - 1, 0, -1):
                 if stack[d].tag == name:
                     del stack[d:]
+                    top = stack[-1]
                     break
             continue  # a closing tag that matches nothing is ignored
         el = _El(tag.strip())
-        stack[-1].children.append(el)
+        top.children.append(el)
         stack.append(el)
+        top = el
+    top.text.append(raw[pos:])
     return root
 
 
-def _container(el: _El, schema: Any) -> Any:
+def _container(el: _El, info: _Info) -> Any:
     children = el.children
-    if "array" in schema_types(schema) or (untyped(schema) and all(c.tag == "item" for c in children)):
-        return [_value(c, child_schema(schema, c.tag, i)) for i, c in enumerate(children)]
+    if info.array or (info.untyped and all(c.tag == "item" for c in children)):
+        return [_value(c, _info(_child(info, c.tag, i))) for i, c in enumerate(children)]
     out: Dict[str, Any] = {}
     for c in children:
-        v = _value(c, child_schema(schema, c.tag, 0))
+        v = _value(c, _info(_child(info, c.tag, 0)))
         if c.tag in out:
             prev = out[c.tag]
             if isinstance(prev, list):
@@ -209,32 +246,34 @@ def _container(el: _El, schema: Any) -> Any:
     return out
 
 
-def _empty(schema: Any) -> Any:
-    return [] if "array" in schema_types(schema) else {}
+def _empty(info: _Info) -> Any:
+    return [] if info.array else {}
 
 
-def _value(el: _El, schema: Any) -> Any:
+def _value(el: _El, info: _Info) -> Any:
     if el.children:
-        return _container(el, schema)
+        return _container(el, info)
     text = "".join(el.text)
-    if not text.strip(_BLANKS) and not _is_scalar(schema):
-        return _empty(schema)
-    return leaf(text, schema)
+    if not info.scalar and not text.strip(_BLANKS):
+        return _empty(info)
+    return _leaf(text, info)
 
 
 def value(raw: str, schema: Any) -> Any:
     """A parameter's value from its raw text (between NS<KEY> and NS</KEY>)."""
-    root = parse_tree(raw)
-    if root.children:
-        return _container(root, schema)
+    info = _info(schema)
+    if NS in raw:  # (without one, no element: the tree is the text alone)
+        root = parse_tree(raw)
+        if root.children:
+            return _container(root, info)
     if not raw.strip(_BLANKS):
-        return leaf(raw, schema) if _is_scalar(schema) else _empty(schema)
-    if set(schema_types(schema)) & _CONTAINER:
+        return _leaf(raw, info) if info.scalar else _empty(info)
+    if info.container:
         try:
             return json.loads(raw)
         except ValueError:
             return raw
-    return leaf(raw, schema)
+    return _leaf(raw, info)
 
 
 def first_params(tools: Schemas) -> Dict[str, Any]:
@@ -269,10 +308,12 @@ class M3Converter:
         return False
 
     def value(self, key: str, raw: str) -> str:
-        schema = get_schema_properties(self._schema).get(key) if isinstance(self._schema, dict) else None
-        if schema is None and isinstance(self._schema, dict):
-            extra = self._schema.get("additionalProperties")
-            schema = extra if isinstance(extra, dict) else None
+        schema = None
+        if isinstance(self._schema, dict):
+            info = _info(self._schema)
+            schema = info.props.get(key)
+            if schema is None:
+                schema = info.extra
         try:
             return _dumps(value(raw, schema), raw)
         except Exception:  # defensive: a rule must never break the stream
