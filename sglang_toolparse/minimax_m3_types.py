@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from sglang_toolparse.glm_types import get_schema_properties
@@ -78,9 +79,24 @@ def streams(schema: Any) -> bool:
     return bool(types & _STRING) and not types & _CONTAINER
 
 
-def _is_scalar(schema: Any) -> bool:
-    types = set(schema_types(schema))
-    return bool(types & _SCALAR) and not types & _CONTAINER
+# what leaf/_container/_value ask of a schema, per schema object (the
+# request's compiled tools keep theirs, so a value is typed without reading
+# a schema's types again); a schema changed in place after its first use is
+# not read again, as with the compiled tools themselves
+_Facts = Tuple[frozenset, bool, bool]  # (types, untyped, scalar)
+_facts_of: Dict[int, Tuple[Any, _Facts]] = {}
+
+
+def _facts(schema: Any) -> _Facts:
+    hit = _facts_of.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    types = frozenset(schema_types(schema))
+    facts = (types, untyped(schema), bool(types & _SCALAR) and not types & _CONTAINER)
+    if len(_facts_of) >= 4096:
+        _facts_of.clear()
+    _facts_of[id(schema)] = (schema, facts)  # (the entry holds the schema: its id stays its own)
+    return facts
 
 
 def _item_schema(schema: Dict[str, Any], index: int) -> Optional[Dict[str, Any]]:
@@ -98,7 +114,7 @@ def _item_schema(schema: Dict[str, Any], index: int) -> Optional[Dict[str, Any]]
 def child_schema(schema: Any, tag: str, index: int) -> Optional[Dict[str, Any]]:
     if not isinstance(schema, dict):
         return None
-    if tag == "item" and "array" in schema_types(schema):
+    if tag == "item" and "array" in _facts(schema)[0]:
         return _item_schema(schema, index)
     props = get_schema_properties(schema)
     if tag in props:
@@ -109,9 +125,9 @@ def child_schema(schema: Any, tag: str, index: int) -> Optional[Dict[str, Any]]:
 
 def leaf(text: str, schema: Any) -> Any:
     """A leaf's text, typed by its schema."""
-    if untyped(schema):
+    types, untyped_, _ = _facts(schema)
+    if untyped_:
         return _LITERALS.get(text.strip(), text)
-    types = set(schema_types(schema))
     if types & _STRING:
         return text
     if "null" in types and (text in _NULL_WORDS or text == ""):
@@ -146,39 +162,24 @@ class _El:
         self.children: List["_El"] = []
 
 
-def _tag_at(raw: str, j: int) -> int:
-    """After an NS at raw[j - len(NS)]: the index of the tag's `>` when a tag
-    follows (blanks, `<`, text without `]` or `<`, `>`), else -1."""
-    n = len(raw)
-    while j < n and raw[j] in _BLANKS:
-        j += 1
-    if j >= n or raw[j] != "<":
-        return -1
-    k = j + 1
-    limit = min(n, k + _TAG_MAX)
-    while k < limit and raw[k] not in "]<>":
-        k += 1
-    return k if k < limit and raw[k] == ">" else -1
+# an NS that begins a tag: blanks, `<`, the tag's text (no `]`, `<` or `>`,
+# shorter than _TAG_MAX), `>`; any other NS is text. NS cannot begin inside
+# another NS, so a search from each position finds what a scan from the
+# end of the last tag or unread NS finds.
+_TAG = re.compile(re.escape(NS) + "[ \t\r\n]*<([^\\]<>]{0,%d})>" % (_TAG_MAX - 1))
 
 
 def parse_tree(raw: str) -> _El:
     root = _El("")
     stack = [root]
-    pos, n, nl = 0, len(raw), len(NS)
-    while pos < n:
-        i = raw.find(NS, pos)
-        if i < 0:
-            stack[-1].text.append(raw[pos:])
-            break
-        stack[-1].text.append(raw[pos:i])
-        gt = _tag_at(raw, i + nl)
-        if gt < 0:  # an NS that begins no tag is text
-            stack[-1].text.append(NS)
-            pos = i + nl
-            continue
-        tag = raw[raw.index("<", i + nl) + 1:gt]
-        pos = gt + 1
-        if tag.startswith("/"):
+    pos = 0
+    for m in _TAG.finditer(raw):
+        i = m.start()
+        if i > pos:
+            stack[-1].text.append(raw[pos:i])
+        pos = m.end()
+        tag = m.group(1)
+        if tag[:1] == "/":
             name = tag[1:].strip()
             for d in range(len(stack) - 1, 0, -1):
                 if stack[d].tag == name:
@@ -188,12 +189,15 @@ def parse_tree(raw: str) -> _El:
         el = _El(tag.strip())
         stack[-1].children.append(el)
         stack.append(el)
+    if pos < len(raw):
+        stack[-1].text.append(raw[pos:])
     return root
 
 
 def _container(el: _El, schema: Any) -> Any:
     children = el.children
-    if "array" in schema_types(schema) or (untyped(schema) and all(c.tag == "item" for c in children)):
+    types, untyped_, _ = _facts(schema)
+    if "array" in types or (untyped_ and all(c.tag == "item" for c in children)):
         return [_value(c, child_schema(schema, c.tag, i)) for i, c in enumerate(children)]
     out: Dict[str, Any] = {}
     for c in children:
@@ -210,26 +214,27 @@ def _container(el: _El, schema: Any) -> Any:
 
 
 def _empty(schema: Any) -> Any:
-    return [] if "array" in schema_types(schema) else {}
+    return [] if "array" in _facts(schema)[0] else {}
 
 
 def _value(el: _El, schema: Any) -> Any:
     if el.children:
         return _container(el, schema)
     text = "".join(el.text)
-    if not text.strip(_BLANKS) and not _is_scalar(schema):
+    if not text.strip(_BLANKS) and not _facts(schema)[2]:
         return _empty(schema)
     return leaf(text, schema)
 
 
 def value(raw: str, schema: Any) -> Any:
     """A parameter's value from its raw text (between NS<KEY> and NS</KEY>)."""
-    root = parse_tree(raw)
-    if root.children:
-        return _container(root, schema)
+    if NS in raw:  # (without one, no tag: the tree is its text)
+        root = parse_tree(raw)
+        if root.children:
+            return _container(root, schema)
     if not raw.strip(_BLANKS):
-        return leaf(raw, schema) if _is_scalar(schema) else _empty(schema)
-    if set(schema_types(schema)) & _CONTAINER:
+        return leaf(raw, schema) if _facts(schema)[2] else _empty(schema)
+    if _facts(schema)[0] & _CONTAINER:
         try:
             return json.loads(raw)
         except ValueError:
