@@ -215,9 +215,10 @@ def declares_all(fmt: str, tools: Any, calls: Any) -> bool:
     for call in calls:
         name = call[1]
         for tool in tools:
-            if type(tool) is dict:
+            try:  # (a dict, or a tool without a function name: the general path)
+                tname = tool.function.name
+            except AttributeError:
                 return _in_names(fmt, tools, calls)
-            tname = getattr(getattr(tool, "function", None), "name", None)
             if tname == name and type(tname) is str:
                 break
         else:
