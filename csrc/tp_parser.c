@@ -1,4 +1,5 @@
 /* Parser lifecycle, tool set and format registry. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,9 +102,31 @@ void tp_limits_default(tp_limits *lim)
     lim->max_name = TP_DEFAULT_MAX_NAME;
 }
 
+/* Zeroes the parser but its large scratch arrays: the JSON scanners'
+ * number and nesting buffers (written before they are read: num up to
+ * num_len, a nesting bit when its level opens) and the tail ring (read only
+ * for stream bytes tp_drop_keep_tail wrote). They are ~13 KB of a ~14 KB
+ * struct: zeroing them was most of a one-shot parse's setup. */
+#define TP_JS_SCRATCH(f) (offsetof(tp_parser, f) + offsetof(tp_json, num))
+#define TP_JS_END(f) (offsetof(tp_parser, f) + offsetof(tp_json, stack) + sizeof(((tp_json *)0)->stack))
+_Static_assert(offsetof(tp_json, stack) == offsetof(tp_json, num) + sizeof(((tp_json *)0)->num),
+               "tp_json's scratch arrays are its last fields, num then stack");
+_Static_assert(TP_JS_END(js) <= TP_JS_SCRATCH(ks) && TP_JS_END(ks) <= offsetof(tp_parser, tail),
+               "js, ks and tail in this order in tp_parser");
+
+static void zero_parser(tp_parser *p)
+{
+    uint8_t *b = (uint8_t *)p;
+    size_t tail_end = offsetof(tp_parser, tail) + sizeof(p->tail);
+    memset(b, 0, TP_JS_SCRATCH(js));
+    memset(b + TP_JS_END(js), 0, TP_JS_SCRATCH(ks) - TP_JS_END(js));
+    memset(b + TP_JS_END(ks), 0, offsetof(tp_parser, tail) - TP_JS_END(ks));
+    memset(b + tail_end, 0, sizeof(*p) - tail_end);
+}
+
 int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags)
 {
-    memset(p, 0, sizeof(*p));
+    zero_parser(p);
     if (!fmt || tp_global_init())
         return -1;
     p->fmt = fmt;
@@ -173,6 +196,11 @@ int tp_parser_feed(tp_parser *p, const uint8_t *data, size_t n)
         return -1;
     if (p->finished || n == 0)
         return 0;
+    /* the batch's output is about the chunk's size (a whole reply fed at
+     * once: one allocation instead of one per doubling); only a hint, an
+     * allocation that fails here fails again where the output needs it */
+    if (p->out.cap < n)
+        (void)tp_buf_reserve(&p->out, n < (1u << 16) ? n : (1u << 16));
     p->raw_at = 0;
     p->chunk = data;
     p->chunk_n = n;

@@ -117,13 +117,25 @@ class K2HorizonGate:
         return dialect(text, True) == SGLANG
 
     # -- one-shot ------------------------------------------------------------
+    # (text, dialect(text, True)) for the last complete text asked about
+    # (SGLang's parse_non_stream asks has_tool_call, then detect_and_parse)
+    _k2_whole: Optional[Tuple[str, Optional[str]]] = None
+
+    def _k2_dialect(self, text: str) -> Optional[str]:
+        seen = self._k2_whole
+        if seen is not None and seen[0] is text:
+            return seen[1]
+        d = dialect(text, True)
+        self._k2_whole = (text, d)
+        return d
+
     def has_tool_call(self, text: str) -> bool:
-        if dialect(text, True) == SGLANG:
+        if self._k2_dialect(text) == SGLANG:
             return K2V3Detector.has_tool_call(self, text)
         return super().has_tool_call(text)
 
     def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
-        if dialect(text, True) == SGLANG:
+        if self._k2_dialect(text) == SGLANG:
             return K2V3Detector.detect_and_parse(self, text, tools)
         return super().detect_and_parse(text, tools)
 

@@ -215,9 +215,10 @@ def declares_all(fmt: str, tools: Any, calls: Any) -> bool:
     for call in calls:
         name = call[1]
         for tool in tools:
-            if type(tool) is dict:
+            try:  # (a dict, or a tool without a function name: the general path)
+                tname = tool.function.name
+            except AttributeError:
                 return _in_names(fmt, tools, calls)
-            tname = getattr(getattr(tool, "function", None), "name", None)
             if tname == name and type(tname) is str:
                 break
         else:
@@ -235,8 +236,11 @@ def _content_key(fmt: str, tools: Any) -> Optional[Tuple[str, Any]]:
     SGLang-style tool models (`.function.name`, `.function.parameters` a
     dict or None), each usable as it is (a non-empty name, not repeated);
     None for anything else (then the general path decides). Formats that
-    type values by schema depend on the schemas: their marshal bytes, as
-    api.compiled_tools keys them; Kimi-K2 on the names and each tool's
+    type values by schema depend on the schemas: their marshal bytes
+    (format 4: its back-references to an object met before make it about
+    twice as fast as format 2 on JSON-decoded schemas; the bytes still
+    decode to the content, so equal bytes are equal content, and the same
+    content shared differently only misses the cache); Kimi-K2 on the names and each tool's
     property names (they name a bare-counter call); the others on the names
     alone."""
     if type(tools) is not list:
@@ -265,6 +269,6 @@ def _content_key(fmt: str, tools: Any) -> Optional[Tuple[str, Any]]:
         if False not in props:
             return fmt, tuple(names), props
     try:
-        return fmt, marshal.dumps(entries, 2)
+        return fmt, marshal.dumps(entries, 4)
     except ValueError:  # an object marshal cannot write
         return None

@@ -182,6 +182,9 @@ class NativeDetectorMixin:
         on._tp_lead = os.path.commonprefix(list(markers)) if markers else ""
         on._tp_several = tuple(markers) != (on._tp_lead,)
         on._tp_untyped = fmt not in SCHEMA_TYPED_FORMATS
+        # the same, read by has_tool_call in one attribute read (each read
+        # of a detector's attribute goes through its class's __getattr__ hook)
+        on._tp_cfg = (fmt, on._tp_lead, on._tp_several, on._tp_untyped, on._tp_markers, on._tp_token_lead)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # the builtin's state comes from its class's prototype, attribute by
@@ -326,24 +329,25 @@ class NativeDetectorMixin:
         seen = self._tp_seen
         if seen is not None and seen[0] is text:
             return seen[1]
-        pos = find_token(text, self._tp_lead) if self._tp_lead else 0  # one search, in C, for most texts
+        fmt, lead, several, untyped, markers, token_lead = self._tp_cfg
+        pos = find_token(text, lead) if lead else 0  # one search, in C, for most texts
         # (the untyped formats' parse below shows a call without a search for
         # each marker, unless the markers share no lead to search for)
-        if pos >= 0 and self._tp_several and (not self._tp_untyped or not self._tp_lead):
+        if pos >= 0 and several and (not untyped or not lead):
             pos = self._tp_first_marker(text, pos)
         if pos < 0:  # no call can start; plain text unless a stray token (an end tag) is dropped
-            self._tp_seen = (text, False, find_token(text, self._tp_token_lead) < 0, None)
+            self._tp_seen = (text, False, find_token(text, token_lead) < 0, None)
             return False
-        if self._tp_untyped:
+        if untyped:
             # the whole parse, every name accepted, kept: detect_and_parse
             # takes it when the request's tools would not change it. Folded
             # in C (parse_plain) unless it reports more than text and
             # complete calls; those have a marker: no search for one
-            plain = parse_plain(self._tp_format, text)
+            plain = parse_plain(fmt, text)
             if plain is not None and plain[1]:
                 self._tp_seen = (text, True, False, plain)
                 return True
-            if self._tp_several and not text.startswith(self._tp_markers, pos) and \
+            if several and not text.startswith(markers, pos) and \
                     self._tp_first_marker(text, pos) < 0:  # no call can start
                 if plain is None:  # (a stray token reported: detect_and_parse parses it with the tools, once)
                     self._tp_seen = (text, False, False, False)
@@ -361,7 +365,7 @@ class NativeDetectorMixin:
         # the first marker in small pieces until a call shows: a parse gives
         # the same events for any split, so stopping there is exact, and a
         # long argument is not read here as well as by detect_and_parse
-        has = starts_call(self._tp_format, text, pos)
+        has = starts_call(fmt, text, pos)
         self._tp_seen = (text, has, not has, None)  # not has: all of it came back as text
         return has
 
