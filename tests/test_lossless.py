@@ -721,6 +721,23 @@ DROPPED = [
      + "<a>1" + M3NS + "</a>" + M3NS + "</invoke>\n]<]<x> done", {}, "Go.]<]<x> done", [],
      [("unknown_tool", M3NS + "<tool_call>\n" + M3NS + '<invoke name="nope">' + M3NS + "<a>1" + M3NS + "</a>" + M3NS
        + "</invoke>\n")]),
+    # DSML tags run together after a malformed one (exempt from the tiling
+    # check until these tiled)
+    ("dsml-partial-tag-then-refused-invoke", "deepseekv32", "Go.<{D} <{D} invoke name=\"nope\">\n{{}}\n</{D} invoke> ok"
+     .format(D=D), {}, "Go.<{D} ok".format(D=D), [],
+     [("unknown_tool", " <{D} invoke name=\"nope\">\n{{}}\n</{D} invoke>".format(D=D))]),
+    ("dsml-run-together-end-tags", "deepseekv32", "Go.<{D}function_calls>\n<{D}invoke name=\"f\">\n</{D}i{D}invoke>\n"
+     "</{D}function_calls> ok".format(D=D), {}, "Go. ok", [],
+     [("bad_markup", "<{D}function_calls>\n<{D}invoke name=\"f\">\n</{D}i{D}invoke>\n</{D}function_calls>".format(D=D))]),
+    ("dsml-partial-end-tag-then-end-tag", "deepseekv41", "Go.<{D} calls>\n<{D} invoke name=\"f\">\n<{D} parameter "
+     "name=\"a\" string=\"true\">v</{D} parameter>\n</{D} i</{D} invoke>\n</{D} calls> ok".format(D=D), {}, "Go. ok",
+     [("f", '{"a": "v"}', True)], []),
+    ("dsml-invoke-tag-run-together", "deepseekv4", "Go.<{D}tool_calls>\n<{D}invoke<{D}invoke name=\"f\">\n</{D}invoke>\n"
+     "</{D}tool_calls> ok".format(D=D), {}, "Go. ok", [("f", "{}", True)],
+     [("bad_markup", "<{D}tool_calls>\n<{D}invoke".format(D=D))]),
+    ("gcml-partial-tag-then-refused-invoke", "gigachat35", "Go.<\uff5cGCML\uff5c<\uff5cGCML\uff5cinvoke name=\"nope\">{}"
+     "</\uff5cGCML\uff5cinvoke> ok", {}, "Go.<\uff5cGCML\uff5c ok", [],
+     [("unknown_tool", "<\uff5cGCML\uff5cinvoke name=\"nope\">{}</\uff5cGCML\uff5cinvoke>")]),
 ]
 
 
