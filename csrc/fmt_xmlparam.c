@@ -309,11 +309,12 @@ static void invoke_begins(tp_parser *p, uint64_t off)
     tp_buf_clear(&p->pending);
 }
 
-/* Returns the M_BLOCK state after it (p->fstate): 0 when it made a call,
- * F_DROPPED when it was refused or broke (its events, if any, ended
- * before its dropped text). */
+/* p->fstate in M_BLOCK: prose began there; the invoke before was refused
+ * or broke (no call's events end right before what follows) */
 enum { F_PROSE = 1, F_DROPPED = 2 };
 
+/* Returns the M_BLOCK state after it (p->fstate): 0 when it made a call,
+ * else F_DROPPED. */
 static uint8_t end_invoke(tp_parser *p)
 {
     announce(p); /* a call without parameters is announced at its end */
