@@ -309,28 +309,41 @@ static void invoke_begins(tp_parser *p, uint64_t off)
     tp_buf_clear(&p->pending);
 }
 
-static void end_invoke(tp_parser *p)
+/* p->fstate in M_BLOCK: prose began there; the invoke before was refused
+ * or broke (no call's events end right before what follows) */
+enum { F_PROSE = 1, F_DROPPED = 2 };
+
+/* Returns the M_BLOCK state after it (p->fstate): 0 when it made a call,
+ * else F_DROPPED. */
+static uint8_t end_invoke(tp_parser *p)
 {
     announce(p); /* a call without parameters is announced at its end */
+    uint8_t st = 0;
     if (!p->discard) {
         args_lit(p, p->first ? "{}" : "}");
         tp_call_close(p);
     } else {
         p->after_call = 1;
+        st = F_DROPPED;
     }
     p->discard = 0;
     tp_buf_clear(&p->pending);
     tp_buf_shrink(&p->pending, 1u << 16);
+    return st;
 }
 
-/* in_block: the opener came inside a block, after a call (p->have_name
- * marks it while in M_OPEN): if no invoke follows, it was the model closing
- * the block with a second opener, markup that is dropped, not prose. */
-static void start_block(tp_parser *p, int in_block)
+/* in_block: the opener came inside a block, right after a call (1) or
+ * after prose or a refused invoke there (2; p->have_name marks it while in
+ * M_OPEN): if no invoke follows, it was the model closing the block with a
+ * second opener, markup, not prose (where no call's events stand next to
+ * it, reported as such: tp_block_markup). `at`: the opener's stream
+ * offset. */
+static void start_block(tp_parser *p, int in_block, uint64_t at)
 {
     p->mode = M_OPEN;
     p->fstate = 0; /* bytes of invoke_open matched */
     p->have_name = (uint8_t)in_block;
+    p->call_off = at; /* invoke_begins sets it again */
     tp_buf_clear(&p->pending);
 }
 
@@ -345,6 +358,8 @@ static void not_a_call(tp_parser *p, const xml_spelling *sp)
     tp_raw_end(p);
     if (!p->have_name)
         tp_text(p, (const uint8_t *)sp->block_open, strlen(sp->block_open));
+    else if (p->have_name == 2)
+        tp_block_markup(p, sp->block_open, strlen(sp->block_open), p->call_off);
     p->have_name = 0;
     tp_text(p, p->pending.data, p->pending.len);
     tp_buf_clear(&p->pending);
@@ -836,18 +851,19 @@ static void value_close(tp_parser *p)
 
 /* Bytes between a call's end and the block's end tag: the template puts
  * only blanks there; anything else is prose the model wrote after its last
- * call without closing the block, and is kept (p->fstate: prose began). */
+ * call without closing the block, and is kept (p->fstate & F_PROSE: prose
+ * began). */
 static void block_text(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     (void)off;
-    if (!p->fstate) {
+    if (!(p->fstate & F_PROSE)) {
         while (n && tp_is_ws(*s)) {
             s++;
             n--;
         }
         if (!n)
             return;
-        p->fstate = 1;
+        p->fstate |= F_PROSE;
     }
     tp_text(p, s, n);
 }
@@ -890,7 +906,7 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
                 invoke_begins(p, p->base + i - strlen(sp->invoke_open));
             } else if (match == 0) {
                 tp_raw_begin(p, sp->block_open, strlen(sp->block_open), i);
-                start_block(p, 0);
+                start_block(p, 0, p->base + i - strlen(sp->block_open));
             }
             /* match > 0: the reply's framing (kimi_k3), dropped */
             break;
@@ -903,10 +919,13 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
                 tp_raw_begin(p, sp->invoke_open, strlen(sp->invoke_open), i);
                 invoke_begins(p, p->base + i - strlen(sp->invoke_open));
             } else if (match == B_BLOCK_END) {
+                if (p->fstate & F_PROSE) /* after prose: it closes the block, next to no call */
+                    tp_block_markup(p, sp->block_close, strlen(sp->block_close),
+                                    p->base + i - strlen(sp->block_close));
                 p->mode = M_TEXT;
             } else if (match == B_BLOCK) {
                 tp_raw_begin(p, sp->block_open, strlen(sp->block_open), i);
-                start_block(p, 1);
+                start_block(p, p->fstate ? 2 : 1, p->base + i - strlen(sp->block_open));
             }
             break;
         case M_NAME:
@@ -922,15 +941,14 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
                 p->mode = M_KEY;
                 tp_buf_clear(&p->key);
             } else if (match >= 0) {
-                end_invoke(p);
+                p->fstate = end_invoke(p);
                 p->mode = match == I_INVOKE_END && !sp->bare ? M_BLOCK : M_TEXT;
-                p->fstate = 0;
                 if (match == I_INVOKE) {
                     tp_raw_begin(p, sp->invoke_open, strlen(sp->invoke_open), i);
                     invoke_begins(p, p->base + i - strlen(sp->invoke_open));
                 } else if (match == I_BLOCK) {
                     tp_raw_begin(p, sp->block_open, strlen(sp->block_open), i);
-                    start_block(p, 1);
+                    start_block(p, p->fstate ? 2 : 1, p->base + i - strlen(sp->block_open));
                 }
             }
             break;
@@ -964,9 +982,8 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
                 tp_buf_clear(&p->key);
                 break;
             case A_INVOKE_END:
-                end_invoke(p);
+                p->fstate = end_invoke(p);
                 p->mode = sp->bare ? M_TEXT : M_BLOCK;
-                p->fstate = 0;
                 break;
             default:
                 end_invoke(p);
@@ -990,7 +1007,7 @@ static void xml_finish(tp_parser *p)
         tp_release_held(p, &sp->text_m);
         break;
     case M_BLOCK: /* the calls are complete; a partial tag is markup, or prose after prose */
-        if (p->fstate)
+        if (p->fstate & F_PROSE)
             tp_release_held(p, &sp->block_m);
         p->node = 0;
         break;

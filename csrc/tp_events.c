@@ -209,6 +209,25 @@ void tp_stray_markup(tp_parser *p, size_t mlen, size_t at)
     tp_ev_error(p, TP_ERR_BAD_MARKUP, off, -1, (const uint8_t *)"markup that makes no call", 25);
 }
 
+void tp_block_markup(tp_parser *p, const char *m, size_t mlen, uint64_t off)
+{
+    if (p->drop_on)
+        return; /* the error's dropped text runs on through it */
+    if (!p->after_call)
+        flush_ws(p);
+    tp_buf_clear(&p->ws);
+    p->ws_long = 0;
+    p->after_call = 0;
+    size_t start = p->out.len;
+    if (tp_buf_append(&p->out, m, mlen)) {
+        p->oom = 1;
+        return;
+    }
+    tp_ev_mark(p, TP_EV_MARKUP, -1, start);
+    if (!p->oom)
+        p->ev[p->nev - 1].offset = off;
+}
+
 void tp_text_call_starts(tp_parser *p)
 {
     tp_buf_clear(&p->ws);

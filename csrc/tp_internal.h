@@ -28,6 +28,12 @@ void tp_text_flush_ws(tp_parser *p);    /* held whitespace is text (markup that 
 /* a marker of mlen bytes ending at chunk index `at` made no call:
  * bad_markup, its dropped text the marker */
 void tp_stray_markup(tp_parser *p, size_t mlen, size_t at);
+/* the format's marker `m` (mlen bytes) from stream byte `off` is markup
+ * of no call that no call's events stand next to (a block's end tag after
+ * prose inside the block): a TP_EV_MARKUP event carries it. Whitespace
+ * held before it stays prose (or formatting after a call). Inside an
+ * error's dropped text, it is that text's. */
+void tp_block_markup(tp_parser *p, const char *m, size_t mlen, uint64_t off);
 void tp_text_finish(tp_parser *p);
 
 /* Runs the matcher over p[0:n) in text mode, emitting text through

@@ -350,6 +350,14 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
         CHECK(g_filtered || memcmp(g_input + e->offset, span, e->len) == 0,
               "dropped text at %llu is not the input's bytes there", (unsigned long long)e->offset);
         break;
+    case TP_EV_MARKUP: /* markup next to no call: the input's bytes at their offset */
+        CHECK(e->len > 0 && e->offset <= total && e->len <= total - e->offset,
+              "markup at %llu (%zu bytes) past the stream (%llu)", (unsigned long long)e->offset, e->len,
+              (unsigned long long)total);
+        CHECK(g_filtered || memcmp(g_input + e->offset, span, e->len) == 0,
+              "markup at %llu is not the input's bytes there", (unsigned long long)e->offset);
+        CHECK(t->open < 0, "markup while call %d is open", t->open);
+        break;
     default:
         CHECK(0, "unknown event type %d", e->type);
     }
@@ -517,7 +525,7 @@ static void compare(const trace *a, const trace *b)
         const rec *x = &a->r[i], *y = &b->r[i];
         CHECK(x->type == y->type && x->code == y->code && x->call == y->call &&
                   ((x->type != TP_EV_ERROR && x->type != TP_EV_RAW_VALUE && x->type != TP_EV_CALL_START &&
-                    x->type != TP_EV_DROPPED) ||
+                    x->type != TP_EV_DROPPED && x->type != TP_EV_MARKUP) ||
                    x->offset == y->offset || g_filtered) &&
                   ((x->type == TP_EV_DROPPED && g_filtered) || /* trinity: see docs/SEMANTICS.md */
                    (x->data.len == y->data.len &&
@@ -536,14 +544,15 @@ static void compare(const trace *a, const trace *b)
  * their offsets) and the ends, the text records are the input's bytes,
  * back to back, except where a call's events stand (its markup, name,
  * arguments and the template whitespace around it may lie there). Markup
- * that made no call must be text or dropped text. tests/test_lossless.py
+ * that made no call must be text or dropped text; markup next to no call's
+ * events (a block's end tag after prose inside it) a TP_EV_MARKUP record,
+ * which anchors as a Dropped one does. tests/test_lossless.py
  * checks the same (check_tiled); both exempt the formats below, which
  * still consume some markup of no call silently (docs/SEMANTICS.md,
  * "Dropped text"). */
 static const char *const UNTILED[] = {
     "gpt_oss", "kimi_k3", "mistral", "hunyuan",
-    "hunyuan_os", "step3", "minimax_m3", "pythonic", "qwen3_coder", "minimax_m2", "dots", "mimo",
-    "nanbeige", "minicpm5", "deepseekv32", "deepseekv4", "deepseekv41", "gigachat35", "trinity",
+    "hunyuan_os", "step3", "minimax_m3", "pythonic", "trinity",
     "inkling", "lfm2", "k2_horizon", NULL};
 
 static int untiled(const char *name)
@@ -600,7 +609,7 @@ static void check_tiled(const trace *t, const uint8_t *in, size_t total)
     uint64_t pos = 0;
     for (size_t i = 0; i <= t->n; i++) {
         const rec *r = i < t->n ? &t->r[i] : NULL;
-        if (!r || r->type == TP_EV_DROPPED) {
+        if (!r || r->type == TP_EV_DROPPED || r->type == TP_EV_MARKUP) { /* input bytes at their offset */
             uint64_t end = r ? r->offset : total;
             CHECK(end >= pos && seg_tiles(in + pos, (size_t)(end - pos), g, star, m),
                   "bytes %llu..%llu are neither text, dropped text nor a call's",

@@ -261,6 +261,24 @@ cdef class Dropped(Event):
 
 
 @cython.final
+cdef class Markup(Event):
+    """Streamed only, and only by a parser made with markup=True: markup of
+    the format from stream byte `offset` that is neither text, an error's
+    raw text nor next to a call's events (a block's end tag after prose
+    inside the block). With it, the events tile the input (docs/SEMANTICS.md,
+    "Dropped text"); it changes nothing else."""
+    cdef readonly unsigned long long offset
+    cdef readonly str raw
+
+    def __init__(self, unsigned long long offset, str raw):
+        self.offset = offset
+        self.raw = raw
+
+    cdef tuple _key(self):
+        return (self.offset, self.raw)
+
+
+@cython.final
 cdef class CompiledTools:
     """A tool list compiled once for a format: tool names and, per declared
     parameter, a kind (TP_KIND_*) and a union mask, in a C table that any
@@ -399,6 +417,7 @@ cdef class StreamParser:
     cdef frozenset _whole_names
     cdef int _conv_call
     cdef object _last_error  # parse_all: the error Dropped text goes into
+    cdef bint _markup  # Markup events are wanted (markup=True)
 
     def __cinit__(self):
         self.inited = False
@@ -407,7 +426,7 @@ cdef class StreamParser:
     def __init__(self, str format not None, tool_names=None, *, bint forward_unknown=False,
                  max_buffer=None, max_depth=None, max_calls=None, max_name=None,
                  string_params=None, converter=None, properties=None, other_params=None,
-                 CompiledTools compiled=None):
+                 CompiledTools compiled=None, bint markup=False):
         cdef tp_limits lim
         cdef uint32_t flags = 0
         cdef bytes b
@@ -443,6 +462,7 @@ cdef class StreamParser:
             raise MemoryError()
         self.inited = True
         self.format = format
+        self._markup = markup
         self._args = []
         self._name = None
         self._conv = converter
@@ -622,6 +642,7 @@ cdef class StreamParser:
         cdef CallEnd ce
         cdef ParseError pe
         cdef Dropped dr
+        cdef Markup mk
         while self._event_at(k, &e):
             k += 1
             if e.type == TP_EV_ARGS:
@@ -700,6 +721,12 @@ cdef class StreamParser:
                     dr.offset = e.offset
                     dr.raw = s
                     res.append(dr)
+            elif e.type == TP_EV_MARKUP:
+                if self._markup and not oneshot:
+                    mk = Markup.__new__(Markup)
+                    mk.offset = e.offset
+                    mk.raw = self._raw_at(e.start, e.len)
+                    res.append(mk)
             elif e.type == TP_EV_ERROR:
                 pe = ParseError.__new__(ParseError)
                 pe.index = None if e.call < 0 else e.call
@@ -996,6 +1023,8 @@ cdef int _plain_batch(tp_parser *p, list text, list calls, list args, list cur,
             calls.append((e.call, cur[0], args[0] if len(args) == 1 else "".join(args), cur[1]))
             del args[:]
         elif e.type == TP_EV_REASONING:  # not text for the user (SGLang's detector drops it)
+            changed[0] = True
+        elif e.type == TP_EV_MARKUP:  # markup the parser read (a block's end after prose)
             changed[0] = True
         else:
             return 1

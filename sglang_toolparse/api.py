@@ -264,11 +264,13 @@ class StreamParser(_core.StreamParser):
     """Incremental parser for one stream of model output.
 
     StreamParser(format, tools=None, *, forward_unknown=False, max_buffer=None,
-                 max_depth=None, max_calls=None, max_name=None)
+                 max_depth=None, max_calls=None, max_name=None, markup=False)
 
     feed(text) -> list of events; finish() -> list of events. Calls to tools
     not in `tools` are dropped with a ParseError("unknown_tool") unless
-    forward_unknown is set; tools=None accepts every name.
+    forward_unknown is set; tools=None accepts every name. markup=True
+    also streams Markup events (markup next to no call, so that the events
+    tile the input; docs/SEMANTICS.md, "Dropped text").
 
     `tools` is a list or tuple of OpenAI tool dicts, SGLang Tool models or
     names (TypeError otherwise; ValueError for an empty or repeated name).

@@ -31,14 +31,15 @@ from format_table import markers, seed_responses, spec
 from strategies import chunkings, json_objects
 from support import every_split
 from sglang_toolparse._core import formats
-from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, Dropped, ParseError, Reasoning, Text
+from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, Dropped, Markup, ParseError, Reasoning, Text
 from sglang_toolparse.api import StreamParser, ToolCall, collect, parse
 
 TOOL_NAMES = ["get_weather", "search", "f"]
 
 
 def stream_events(fmt, chunks, tools=None, **options):
-    p = StreamParser(fmt, tools, **options)
+    """The events, Markup ones included (check_tiled reads them)."""
+    p = StreamParser(fmt, tools, markup=True, **options)
     events = []
     for c in chunks:
         events += p.feed(c)
@@ -171,11 +172,9 @@ GAP_EVENTS = (CallStart, ArgsDelta, CallEnd)
 # fuzz/fuzz_core.c exempts the same names (UNTILED there).
 UNTILED = {"gpt_oss", "kimi_k3", "mistral",
            "hunyuan", "hunyuan_os", "step3", "minimax_m3",
-           # pythonic's <|python_start|>/<|python_end|> around prose, a
-           # stray `<` in an XML block, DSML tags run together: found by
-           # this check, not fixed yet
-           "pythonic", "qwen3_coder", "minimax_m2", "dots", "mimo", "nanbeige", "minicpm5",
-           "deepseekv32", "deepseekv4", "deepseekv41", "gigachat35",
+           # pythonic's <|python_start|>/<|python_end|> around prose: found
+           # by this check, not fixed yet
+           "pythonic",
            # formats that landed with the check: Inkling's message framing,
            # an LFM2 block holding an empty list, K2 Horizon's group tags
            # around an invoke that made no call
@@ -190,7 +189,9 @@ def check_tiled(fmt, b, events):
     only where a call's events stand in the stream (its markup, name,
     arguments and the template whitespace around it). So markup that made
     no call (a stray closer, a partial marker left at the end) must be text
-    or in an error's dropped text. Chunk-invariant by construction: text
+    or in an error's dropped text, and markup next to no call's events (a
+    block's end tag after prose inside the block) a Markup event, which
+    anchors like a Dropped piece. Chunk-invariant by construction: text
     runs are joined across event boundaries."""
     if fmt in UNTILED:
         return
@@ -206,9 +207,11 @@ def check_tiled(fmt, b, events):
             parts.append(utf8(ev.text))
         elif t in GAP_EVENTS or (t is ParseError and ev.index is not None):
             parts.append(None)
-        elif t is Dropped:
+        elif t is Dropped or t is Markup:  # input bytes at their offset
+            raw = utf8(ev.raw)
+            assert b[ev.offset:ev.offset + len(raw)] == raw, (ev, b)
             close(ev.offset, ev)
-            pos, parts = ev.offset + len(utf8(ev.raw)), []
+            pos, parts = ev.offset + len(raw), []
     close(len(b), "end of input")
 
 
@@ -718,6 +721,23 @@ DROPPED = [
      + "<a>1" + M3NS + "</a>" + M3NS + "</invoke>\n]<]<x> done", {}, "Go.]<]<x> done", [],
      [("unknown_tool", M3NS + "<tool_call>\n" + M3NS + '<invoke name="nope">' + M3NS + "<a>1" + M3NS + "</a>" + M3NS
        + "</invoke>\n")]),
+    # DSML tags run together after a malformed one (exempt from the tiling
+    # check until these tiled)
+    ("dsml-partial-tag-then-refused-invoke", "deepseekv32", "Go.<{D} <{D} invoke name=\"nope\">\n{{}}\n</{D} invoke> ok"
+     .format(D=D), {}, "Go.<{D} ok".format(D=D), [],
+     [("unknown_tool", " <{D} invoke name=\"nope\">\n{{}}\n</{D} invoke>".format(D=D))]),
+    ("dsml-run-together-end-tags", "deepseekv32", "Go.<{D}function_calls>\n<{D}invoke name=\"f\">\n</{D}i{D}invoke>\n"
+     "</{D}function_calls> ok".format(D=D), {}, "Go. ok", [],
+     [("bad_markup", "<{D}function_calls>\n<{D}invoke name=\"f\">\n</{D}i{D}invoke>\n</{D}function_calls>".format(D=D))]),
+    ("dsml-partial-end-tag-then-end-tag", "deepseekv41", "Go.<{D} calls>\n<{D} invoke name=\"f\">\n<{D} parameter "
+     "name=\"a\" string=\"true\">v</{D} parameter>\n</{D} i</{D} invoke>\n</{D} calls> ok".format(D=D), {}, "Go. ok",
+     [("f", '{"a": "v"}', True)], []),
+    ("dsml-invoke-tag-run-together", "deepseekv4", "Go.<{D}tool_calls>\n<{D}invoke<{D}invoke name=\"f\">\n</{D}invoke>\n"
+     "</{D}tool_calls> ok".format(D=D), {}, "Go. ok", [("f", "{}", True)],
+     [("bad_markup", "<{D}tool_calls>\n<{D}invoke".format(D=D))]),
+    ("gcml-partial-tag-then-refused-invoke", "gigachat35", "Go.<\uff5cGCML\uff5c<\uff5cGCML\uff5cinvoke name=\"nope\">{}"
+     "</\uff5cGCML\uff5cinvoke> ok", {}, "Go.<\uff5cGCML\uff5c ok", [],
+     [("unknown_tool", "<\uff5cGCML\uff5cinvoke name=\"nope\">{}</\uff5cGCML\uff5cinvoke>")]),
 ]
 
 
@@ -754,3 +774,62 @@ def test_dropped_events_follow_their_error():
     assert not any(type(e) is Dropped for e in oneshot)
     assert [e for e in oneshot if type(e) is ParseError] == [err]
     assert err.with_raw("", None) == ParseError(None, "unknown_tool", err.offset, "nope")
+
+
+# ---- markup next to no call (Markup events, markup=True) --------------------
+# A block's end after prose inside the block (or after a refused invoke)
+# closes the block: it is neither text nor an error's raw text, and no
+# call's events stand next to it, so the parser reports it as a Markup
+# event for the tiling check. Each case at every split.
+
+XQ = "<tool_call>\n<function=f>\n<parameter=a>\nv\n</parameter>\n</function>\n"
+XQN = "<tool_call>\n<function=nope>\n<parameter=a>\nv\n</parameter>\n</function>\n"
+XM = '<minimax:tool_call>\n<invoke name="f">\n<parameter name="a">v</parameter>\n</invoke>\n'
+XD = '<dots_function_call>\n<invoke name="f">\n<parameter name="a">v</parameter>\n</invoke>\n'
+XMI = "<tool_call>\n<function=f>\n<parameter=a>v</parameter>\n</function>\n"
+FV = [("f", '{"a": "v"}', True)]
+XQN_RAW = ("unknown_tool", XQN)
+
+MARKUP = [
+    # (id, format, text, expected text, calls, [(code, raw)], [markup raw])
+    ("prose-then-end-tag", "qwen3_coder", "Go." + XQ + "hello <\n</tool_call> bye",
+     "Go.hello <\n bye", FV, [], ["</tool_call>"]),
+    # the opener as the block's closer (Qwen3-Coder writes it) after prose
+    ("prose-then-opener-closes", "qwen3_coder", "Go." + XQ + "hello <\n<tool_call>\nbye",
+     "Go.hello <\n\nbye", FV, [], ["<tool_call>"]),
+    ("refused-then-opener-closes", "qwen3_coder", "Go." + XQN + "<tool_call>\nbye", "Go.\nbye", [], [XQN_RAW],
+     ["<tool_call>"]),
+    ("refused-prose-then-end-tag", "qwen3_coder", "Go." + XQN + "hm</tool_call>\n", "Go.hm\n", [], [XQN_RAW],
+     ["</tool_call>"]),
+    # a refused invoke's dropped text runs on through the end tag (no Markup)
+    ("refused-then-end-tag", "qwen3_coder", "Go." + XQN + "</tool_call> ok", "Go. ok", [],
+     [("unknown_tool", XQN + "</tool_call>")], []),
+    # prose, then another call in the block: its events stand there
+    ("prose-then-call", "qwen3_coder", "Go." + XQ + "hm <tool_call>\n<function=f>\n</function>\n</tool_call>",
+     "Go.hm", FV + [("f", "{}", True)], [], []),
+    # a partial end tag at the end after prose is text
+    ("prose-then-partial-end-tag", "qwen3_coder", "Go." + XQ + "hm</tool_ca", "Go.hm</tool_ca", FV, [], []),
+    ("minimax-prose-then-end-tag", "minimax_m2", "Go." + XM + "so <b>\n</minimax:tool_call>bye",
+     "Go.so <b>\nbye", FV, [], ["</minimax:tool_call>"]),
+    ("dots-prose-then-end-tag", "dots", "Go." + XD + "so\n</dots_function_call>bye", "Go.so\nbye", FV, [],
+     ["</dots_function_call>"]),
+    ("mimo-prose-then-end-tag", "mimo", "Go." + XMI + "x</tool_call>", "Go.x", FV, [], ["</tool_call>"]),
+    # no block: an end tag after prose closes nothing and is text
+    ("minicpm5-stray-end-tag", "minicpm5", 'Go.<function name="f"><param name="a">v</param></function> x </function> y',
+     "Go. x </function> y", FV, [], []),
+]
+
+
+@pytest.mark.parametrize("fmt,text,exp_text,exp_calls,exp_errors,exp_markup", [c[1:] for c in MARKUP],
+                         ids=[c[0] for c in MARKUP])
+def test_markup_next_to_no_call(fmt, text, exp_text, exp_calls, exp_errors, exp_markup):
+    one = parse(fmt, text, TOOL_NAMES)
+    assert (one.text, calls_of(one), [(e.code, e.raw) for e in one.errors]) == (exp_text, exp_calls, exp_errors)
+    for chunks in [[text]] + list(every_split(text)) + [list(text)]:
+        events = stream_events(fmt, chunks, TOOL_NAMES)
+        assert collect(events) == one, chunks
+        assert [m.raw for m in events if type(m) is Markup] == exp_markup, chunks
+        check_accounted(fmt, text, events, one, TOOL_NAMES)
+    # only on request: the default stream is unchanged
+    p = StreamParser(fmt, TOOL_NAMES)
+    assert not any(type(e) is Markup for e in p.feed(text) + p.finish())
