@@ -169,6 +169,9 @@ struct tp_parser {
      * pending (lex_hdr), the token being read starts at pending[lex_at] */
     uint8_t lex_hdr;
     size_t lex_at;
+    /* fmt_glm.c rows with think blocks (k2_horizon): 0 while the stream has
+     * held nothing but blanks and leading think blocks */
+    uint8_t past_lead;
 };
 
 /* Kinds of declared parameters (schema-typed formats; every tp_kind of
