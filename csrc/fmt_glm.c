@@ -16,6 +16,10 @@
  * end of the stream inside a call is an "unterminated" error. A row with a
  * wrapper block (Hunyuan's <tool_calls>...</tool_calls>) reads calls only
  * inside it; the block's tags are markup, and prose inside it is text.
+ * K2 Horizon's row has an optional group instead (its tags where they make
+ * no call are bad_markup carrying them), hands a JSON body to
+ * fmt_jsontag.c's k2_horizon row (its template's json dialect) and reads
+ * think blocks that lead the stream as text.
  *
  * Values are raw text whose JSON type comes from the tool's schema,
  * compiled once per tool list into a kind per parameter (tp_types.h). This

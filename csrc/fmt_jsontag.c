@@ -30,6 +30,11 @@
  *   lfm2 (JSON form, handed over by fmt_pythonic.c's lfm2 row at the block's
  *                   first `{`, handed back after the end tag):
  *                   <|tool_call_start|>[{"name": ..., "arguments": ...}, ...]<|tool_call_end|>
+ *   k2_horizon (the json dialect, handed over by fmt_glm.c's k2_horizon row
+ *                   at the body's `{` or `[`, handed back after the end tag):
+ *                   <ifm|tool_call>{"name": ..., "arguments": ...}</ifm|tool_call>, or a
+ *                   list of such objects; arguments may also be a JSON string
+ *                   holding the object, or null; {"function": {...}} wraps a call
  *
  * Rows with `array` set read the calls as the elements of a JSON array:
  * the tag is the array's `[` (with a lead marker before it in rows that

@@ -51,6 +51,12 @@ PARITY = {
     "group_with_no_call": ("a " + G0 + "\n" + G1 + " b" + R, "a  b", [("read_file", R_ARGS)]),
     "stray_group_closer": ("a" + G1 + "b" + R, "ab", [("read_file", R_ARGS)]),
     "cut_off_group": ("Hi " + G0 + "\n", "Hi " + G0 + "\n", []),
+    # K2V3Detector types json-dialect values by the schema: a declared string
+    # given another JSON value is re-dumped, a string under another declared
+    # type is json-loaded (the native row streams the values as written)
+    "json_values_schema_coerced": (
+        group('<ifm|tool_call>{"name": "read_file", "arguments": {"path": 5, "line": "7", "x": "8"}}</ifm|tool_call>'),
+        "", [("read_file", '{"path": "5", "line": 7, "x": "8"}')]),
 }
 
 # where SGLang's own answer is not the reference
@@ -70,7 +76,12 @@ ONE_SHOT_XFAIL = {
     ("builtin", "prose_inside_group"): "SGLang's one-shot parse turns a group holding anything but calls and blanks "
                                        "into text, its calls included (its stream sends them)",
 }
+_COERCE = ("not done natively: K2V3Detector's schema coercion of json-dialect values (a declared string given "
+           "another value is re-dumped, a string under another declared type json-loaded); the native row sends "
+           "the values as the model wrote them (docs/PARSERS.md)")
+ONE_SHOT_XFAIL[("native", "json_values_schema_coerced")] = _COERCE
 STREAM_XFAIL = {
+    ("native", "json_values_schema_coerced"): _COERCE,
     ("builtin", "cut_off_call"): _CUT,
     ("builtin", "malformed_call_in_group"): _BAD,
     ("builtin", "non_finite_value"): _NAN,
