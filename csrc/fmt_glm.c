@@ -212,10 +212,14 @@ static void start_call(tp_parser *p, uint64_t off)
 {
     const glm_row *r = row_of(p);
     const size_t tag_len = strlen(r->call_open);
-    if (p->fgroup == 2 && p->raw_on)
+    if (p->fgroup == 2 && p->raw_on) {
         p->fgroup = 3; /* the group opener's record runs on: the call's (its first marker) */
-    else /* the tag ended at chunk index off + tag_len - base: recorded from there */
+    } else {
+        if (p->fgroup == 2)
+            p->fgroup = 1;
+        /* the tag ended at chunk index off + tag_len - base: recorded from there */
         tp_raw_begin(p, r->call_open, tag_len, (size_t)(off + tag_len - p->base));
+    }
     p->mode = M_NAME;
     p->have_name = 0; /* a blank followed the name's first bytes */
     p->have_args = 0; /* ... and then more of it: the tag was prose */
@@ -559,9 +563,12 @@ static size_t lead_step(tp_parser *p, const glm_row *r, const uint8_t *s, size_t
         p->past_lead = 1;
         return 0;
     }
-    size_t k = tp_scan_text(p, &r->text_m, s, n ? 1 : 0, match);
-    if (*match >= 0 ? *match < T_THINK : p->node == 0)
-        p->past_lead = 1; /* a call or group tag, or held bytes that were text */
+    size_t h0, h1;
+    tp_matcher_path(&r->text_m, p->node, &h0);
+    size_t k = tp_scan_text(p, &r->text_m, s, 1, match);
+    tp_matcher_path(&r->text_m, p->node, &h1);
+    if (*match >= 0 ? *match < T_THINK : h1 != h0 + 1)
+        p->past_lead = 1; /* a call or group tag, or held bytes released as text */
     return k;
 }
 
@@ -650,9 +657,7 @@ static size_t glm_feed_upto(tp_parser *p, const glm_row *r, const uint8_t *s, si
                 i--;
                 p->pending.len--; /* (the blanks before it stay held) */
                 p->node = 0;
-                if (p->fgroup == 3)
-                    p->fgroup = 1; /* the group opener's record is this call's */
-                p->engine_alt = 1;
+                p->engine_alt = 1; /* (fgroup 3 stays: the body may still show the tag was prose) */
                 tp_jsontag_k2_enter(p, p->call_off);
             } else if (p->have_args) {
                 prose_tag(p, r, i);

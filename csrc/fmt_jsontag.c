@@ -351,6 +351,8 @@ static void object_begins(tp_parser *p)
     tp_buf_clear(&p->pending);
     p->fstate = 0;
     p->nx_depth = 0;
+    if (p->fgroup == 3)
+        p->fgroup = 1; /* (k2_horizon) the group opener's record is this call's */
     p->mode = M_KEY_OR_END;
 }
 
@@ -528,14 +530,13 @@ static size_t args_text_step(tp_parser *p, const jt_row *w, const uint8_t *s, si
     /* VK_ARGS_STR: decoded a slice at a time into ws (empty inside a call) */
     size_t slice = n < 1024 ? n : 1024;
     size_t k = tp_json_feed(&p->ks, s, slice, &p->ws);
+    if (p->fstate != 3) /* (the text decoded before an error too: the same for any chunking) */
+        args_text_inner(p, p->ws.data, p->ws.len);
+    tp_buf_clear(&p->ws);
     if (tp_json_failed(&p->ks)) {
-        tp_buf_clear(&p->ws);
         broken(p, w, p->ks.err, off + p->ks.err_at);
         return k;
     }
-    if (p->fstate != 3)
-        args_text_inner(p, p->ws.data, p->ws.len);
-    tp_buf_clear(&p->ws);
     if (tp_json_done(&p->ks)) { /* the string's closing quote */
         p->mode = M_AFTER;
         if (p->fstate == 0) { /* blank: no arguments */
@@ -721,6 +722,13 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                 /* not a call: the tag and what followed it are prose */
                 size_t tl;
                 const char *t = opener(w, p->vkind, &tl);
+                if (p->fgroup == 3) { /* (k2_horizon) the group opener's record ran on into this tag: it made no call */
+                    uint64_t here = p->base + i;
+                    p->fgroup = 1;
+                    tp_ev_error(p, TP_ERR_BAD_MARKUP, p->call_off, -1, (const uint8_t *)"a group opener with no call",
+                                27);
+                    tp_drop_end(p, i, here > p->call_off ? (size_t)(here - p->call_off) : 0);
+                }
                 tp_raw_end(p);
                 if (w->lex_lead) { /* a control token: markup even where it opens no call */
                     held_is_prose(p, p->base + i);

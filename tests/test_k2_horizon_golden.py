@@ -110,6 +110,11 @@ GOLDEN = {
         [err(None, "unknown_tool", 45, "rm")] + call(0, "read_file", J_ARGS)),
     "json_arguments_not_an_object": ('a<ifm|tool_call>{"name": "noop", "arguments": [1]}</ifm|tool_call>b',
                                      [Text("a"), err(None, "json_syntax", 46), Text("b")]),
+    # a bad escape in a string holding the arguments: what was decoded
+    # before it is streamed at any chunking (fuzz finding)
+    "json_string_arguments_bad_escape": ('<ifm|tool_call>{"name": "noop", "arguments": "{\\a"}</ifm|tool_call>x',
+                                         [CallStart(0, "noop"), ArgsDelta(0, "{"), err(0, "json_syntax", 48),
+                                          Text("x")]),
     "json_cut_off_in_arguments": (
         G0 + '\n<ifm|tool_call>{"name": "read_file", "arguments": {"path": "a.p',
         [CallStart(0, "read_file"), ArgsDelta(0, '{"path": "a.p'), err(0, "unterminated", 80)]),
@@ -125,6 +130,9 @@ GOLDEN = {
     "think_opener_after_text_is_text": ("hi <ifm|think>" + R + "</ifm|think>",
                                         [Text("hi <ifm|think>")] + call(0, "read_file", R_ARGS) + [Text("</ifm|think>")]),
     "cut_off_think_opener": (" \n<ifm|think_fa", [Text(" \n<ifm|think_fa")]),
+    "think_opener_after_a_released_lt_is_text": ("<<ifm|think>" + R + "</ifm|think>",
+                                                 [Text("<<ifm|think>")] + call(0, "read_file", R_ARGS)
+                                                 + [Text("</ifm|think>")]),
     "unterminated_think_block": ("<ifm|think_faster>plan " + R, [Text("<ifm|think_faster>plan " + R)]),
     # group tags: a group with no call, an opener or a closer next to prose
     # (not a call) are bad_markup carrying them; a group cut off before its
@@ -138,6 +146,10 @@ GOLDEN = {
                                  call(0, "read_file", R_ARGS) + [Text("note\n"),
                                                                  err(None, "bad_markup", 197, "markup that makes no call"),
                                                                  Text("x")]),
+    "group_opener_then_json_prose_body": (G0 + '<ifm|tool_call> ["a"] </ifm|tool_call>' + G1 + "x",
+                                          [err(None, "bad_markup", 16, "a group opener with no call"),
+                                           Text('<ifm|tool_call> ["a"] </ifm|tool_call>'),
+                                           err(None, "bad_markup", 54, "markup that makes no call"), Text("x")]),
     "group_cut_off_before_a_call": ("a " + G0 + "\n <ifm|tool",
                                     [Text("a " + G0 + "\n <ifm|tool"), err(None, "unterminated", 29)]),
     "group_opener_then_prose_tag": (G0 + "\n<ifm|tool_call>use it like this</ifm|tool_call>",
