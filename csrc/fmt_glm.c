@@ -640,6 +640,7 @@ static size_t glm_feed_upto(tp_parser *p, const glm_row *r, const uint8_t *s, si
                 if (p->fgroup == 2)
                     group_made_no_call(p, p->base + i - r->block_m.patlen[match]);
                 closer_text(p, r, i);
+                p->fstate = 1; /* text in the group: the blanks after it are text */
             } else if (match == B_NESTED && r->group_open && p->fgroup != 2) {
                 /* another group opener (after a call or prose): the next call's record */
                 tp_raw_begin(p, r->group_open, strlen(r->group_open), i);

@@ -150,6 +150,12 @@ GOLDEN = {
                                           [err(None, "bad_markup", 16, "a group opener with no call"),
                                            Text('<ifm|tool_call> ["a"] </ifm|tool_call>'),
                                            err(None, "bad_markup", 54, "markup that makes no call"), Text("x")]),
+    # a stray call closer right after a group opener: text, and so are the
+    # blanks after it (fuzz finding: the newline was lost)
+    "group_opener_then_stray_call_closer": (G0 + "</ifm|tool_call>\n x" + G1,
+                                            [err(None, "bad_markup", 16, "a group opener with no call"),
+                                             Text("</ifm|tool_call>\n x"),
+                                             err(None, "bad_markup", 35, "markup that makes no call")]),
     "group_cut_off_before_a_call": ("a " + G0 + "\n <ifm|tool",
                                     [Text("a " + G0 + "\n <ifm|tool"), err(None, "unterminated", 29)]),
     "group_opener_then_prose_tag": (G0 + "\n<ifm|tool_call>use it like this</ifm|tool_call>",
