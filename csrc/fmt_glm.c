@@ -16,6 +16,10 @@
  * end of the stream inside a call is an "unterminated" error. A row with a
  * wrapper block (Hunyuan's <tool_calls>...</tool_calls>) reads calls only
  * inside it; the block's tags are markup, and prose inside it is text.
+ * K2 Horizon's row has an optional group instead (its tags where they make
+ * no call are bad_markup carrying them), hands a JSON body to
+ * fmt_jsontag.c's k2_horizon row (its template's json dialect) and reads
+ * think blocks that lead the stream as text.
  *
  * Values are raw text whose JSON type comes from the tool's schema,
  * compiled once per tool list into a kind per parameter (tp_types.h). This
@@ -51,11 +55,13 @@ enum {
     M_SKIP,      /* a broken call: drop everything up to its end tag */
     M_BLOCK,     /* inside a wrapper block, between calls */
     M_TYPE,      /* inside a row's type tag (k2_horizon's <ifm|arg_type>) */
+    M_THINK,     /* inside a think block that leads the stream (k2_horizon): text */
 };
 enum { VK_DROP, VK_RAW, VK_STREAM };
 
 /* marker indices of each matcher (the block ones only in a block row) */
-enum { T_OPEN, T_STRAY, T_GOPEN, T_GCLOSE }; /* text_m: call (block) opener, stray closer; an optional group's tags */
+enum { T_OPEN, T_STRAY, T_GOPEN, T_GCLOSE, T_THINK }; /* text_m: call (block) opener, stray closer; an optional
+                                                       * group's tags; think openers (rows with a group) */
 enum { B_CALL, B_END, B_STRAY, B_NESTED };  /* block_m */
 enum { N_KEY, N_CLOSE, N_SEP };             /* name_m: then the row's separators */
 enum { W_KEY, W_CLOSE, W_CALL, W_BLOCK_END };             /* between_m */
@@ -63,6 +69,7 @@ enum { A_VALUE, A_KEY, A_CLOSE, A_CALL, A_BLOCK_END };    /* akey_m */
 enum { S_CLOSE, S_CALL, S_BLOCK_END };                    /* skip_m */
 
 #define MAX_SEPS 4
+#define MAX_THINK 3
 
 typedef struct {
     const tp_format *fmt;
@@ -76,14 +83,21 @@ typedef struct {
      * text when the tag says "string" or "any" */
     const char *type_open, *type_close;
     uint8_t ws_text; /* blanks before a call or group tag and after a call are text */
-    uint8_t json_prose; /* a body that starts with '{' or '[' is no name: the tag was prose */
+    /* a body that starts with '{' or '[' (K2 Horizon's json dialect) is
+     * read by fmt_jsontag.c's k2_horizon row, handed back after its end tag */
+    uint8_t json_body;
+    /* think blocks that may lead the stream (blanks around them): their
+     * text is text, no call is read in them (K2V3Detector passes them
+     * through); elsewhere an opener is text too */
+    const char *think_open[MAX_THINK], *think_close[MAX_THINK];
+    uint8_t nthink;
     const char *call_open, *call_close;
     const char *key_open, *key_close, *value_open, *value_close;
     /* more tokens that end a name; with nl_seps the first two are "\n" and
      * "\\n" (blank lines before a name are skipped) */
     const char *seps[MAX_SEPS];
     uint8_t nseps, nl_seps;
-    tp_matcher text_m, block_m, name_m, between_m, key_m, akey_m, value_m, skip_m, type_m;
+    tp_matcher text_m, block_m, name_m, between_m, key_m, akey_m, value_m, skip_m, type_m, think_m;
 } glm_row;
 
 #define GLM_TAGS                                                                     \
@@ -123,7 +137,9 @@ static glm_row ROWS[] = {
     {.fmt = &tp_fmt_k2_horizon, .group_open = "<ifm|tool_calls>", .group_close = "</ifm|tool_calls>",
      .call_open = "<ifm|tool_call>", .call_close = "</ifm|tool_call>", .key_open = "<ifm|arg_key>",
      .key_close = "</ifm|arg_key>", .value_open = "<ifm|arg_value>", .value_close = "</ifm|arg_value>",
-     .type_open = "<ifm|arg_type>", .type_close = "</ifm|arg_type>", .ws_text = 1, .json_prose = 1},
+     .type_open = "<ifm|arg_type>", .type_close = "</ifm|arg_type>", .ws_text = 1, .json_body = 1,
+     .think_open = {"<ifm|think>", "<ifm|think_fast>", "<ifm|think_faster>"},
+     .think_close = {"</ifm|think>", "</ifm|think_fast>", "</ifm|think_faster>"}, .nthink = 3},
 };
 #define NROWS (sizeof(ROWS) / sizeof(ROWS[0]))
 
@@ -134,8 +150,12 @@ int tp_fmt_glm_init(void)
         const char *bc = r->block_close ? r->block_close : r->group_close;
         int nb = bc ? 1 : 0;
         int ng = r->group_open ? 2 : 0;
-        const char *text_p[] = {r->block_open ? r->block_open : r->call_open,
-                                r->block_close ? r->block_close : r->call_close, r->group_open, r->group_close};
+        const char *text_p[4 + MAX_THINK] = {r->block_open ? r->block_open : r->call_open,
+                                             r->block_close ? r->block_close : r->call_close, r->group_open,
+                                             r->group_close};
+        int nthink = ng ? r->nthink : 0; /* (think openers follow the group's tags) */
+        for (int k = 0; k < nthink; k++)
+            text_p[4 + k] = r->think_open[k];
         const char *block_p[] = {r->call_open, bc, r->call_close, r->block_open ? r->block_open : r->group_open};
         const char *name_p[2 + MAX_SEPS] = {r->key_open, r->call_close};
         for (int k = 0; k < r->nseps; k++)
@@ -149,7 +169,8 @@ int tp_fmt_glm_init(void)
         const char *type_p[] = {r->type_close};
         const char *value_p[] = {r->value_close};
         const char *skip_p[] = {r->call_close, r->call_open, bc};
-        if (tp_matcher_build(&r->text_m, text_p, 2 + ng) || (nb && tp_matcher_build(&r->block_m, block_p, 4)) ||
+        if (tp_matcher_build(&r->text_m, text_p, 2 + ng + nthink) ||
+            (nthink && tp_matcher_build(&r->think_m, r->think_close, nthink)) || (nb && tp_matcher_build(&r->block_m, block_p, 4)) ||
             tp_matcher_build(&r->name_m, name_p, 2 + r->nseps) ||
             tp_matcher_build(&r->between_m, between_p, 3 + nb) || tp_matcher_build(&r->key_m, key_p, 1) ||
             tp_matcher_build(&r->akey_m, akey_p, nakey) || tp_matcher_build(&r->value_m, value_p, 1) ||
@@ -191,8 +212,14 @@ static void start_call(tp_parser *p, uint64_t off)
 {
     const glm_row *r = row_of(p);
     const size_t tag_len = strlen(r->call_open);
-    /* the tag ended at chunk index off + tag_len - base: recorded from there */
-    tp_raw_begin(p, r->call_open, tag_len, (size_t)(off + tag_len - p->base));
+    if (p->fgroup == 2 && p->raw_on) {
+        p->fgroup = 3; /* the group opener's record runs on: the call's (its first marker) */
+    } else {
+        if (p->fgroup == 2)
+            p->fgroup = 1;
+        /* the tag ended at chunk index off + tag_len - base: recorded from there */
+        tp_raw_begin(p, r->call_open, tag_len, (size_t)(off + tag_len - p->base));
+    }
     p->mode = M_NAME;
     p->have_name = 0; /* a blank followed the name's first bytes */
     p->have_args = 0; /* ... and then more of it: the tag was prose */
@@ -209,6 +236,8 @@ static void start_call(tp_parser *p, uint64_t off)
 /* an error inside the call: report it and skip to the end tag */
 static void broken(tp_parser *p, int code, uint64_t off)
 {
+    if (p->fgroup == 3)
+        p->fgroup = 1; /* the group opener's record is this call's */
     tp_call_fail(p, code, off);
     tp_buf_clear(&p->pending);
     tp_buf_shrink(&p->pending, 0);
@@ -254,6 +283,8 @@ static void name_done(tp_parser *p, const glm_row *r, int match, uint64_t off)
         return;
     }
     /* the tag opened a call (well-formed or not) */
+    if (p->fgroup == 3)
+        p->fgroup = 1; /* the group opener's record is this call's */
     tp_text_call_starts(p);
     tp_buf_clear(&p->pending);
     p->trailing_reported = 0;
@@ -422,8 +453,8 @@ static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
             if (p->name.len == 0)
                 continue; /* leading blanks */
             p->have_name = 1;
-        } else if (p->name.len == 0 && (c == '{' || c == '[') && row_of(p)->json_prose) {
-            p->have_args = 1; /* a JSON body (K2's json dialect): not read here */
+        } else if (p->name.len == 0 && (c == '{' || c == '[') && row_of(p)->json_body) {
+            p->have_args = 2; /* a JSON body (K2's json dialect): fmt_jsontag.c reads it */
             return;
         } else if (p->have_name) {
             p->have_args = 1;
@@ -436,15 +467,30 @@ static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
     }
 }
 
+/* An optional group's opener (with the blanks after it) is recorded as
+ * the first call's raw text (fgroup 2; 3 once a call tag follows it). Text
+ * in the group before a call, at stream offset `at`, shows that it made no
+ * call: bad_markup, its record the error's dropped text, up to `at`. */
+static void group_made_no_call(tp_parser *p, uint64_t at)
+{
+    p->fgroup = 1;
+    tp_ev_error(p, TP_ERR_BAD_MARKUP, at, -1, (const uint8_t *)"a group opener with no call", 27);
+}
+
 /* The call opener turned out to be prose: it and the bytes after it are
  * text, and a partial marker held at this point is scanned as text would
  * (in a block, where the opener and what follows are text, it is text). */
-static void prose_tag(tp_parser *p, const glm_row *r)
+static void prose_tag(tp_parser *p, const glm_row *r, size_t at)
 {
     size_t hl;
     const uint8_t *held = tp_matcher_path(&r->name_m, p->node, &hl);
     int match;
     p->node = 0;
+    if (p->fgroup == 3) { /* the group opener's record ran on into this tag: it made no call */
+        group_made_no_call(p, p->call_off);
+        uint64_t here = p->base + at;
+        tp_drop_end(p, at, here > p->call_off ? (size_t)(here - p->call_off) : 0);
+    }
     tp_raw_end(p);
     tp_text(p, (const uint8_t *)r->call_open, strlen(r->call_open));
     tp_text(p, p->pending.data, p->pending.len);
@@ -461,7 +507,7 @@ static void prose_tag(tp_parser *p, const glm_row *r)
 /* prose inside a block: blanks after its opener or a call are formatting */
 static void block_text(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
-    (void)off;
+    const uint8_t *s0 = s;
     if (!p->fstate) {
         while (n && tp_is_ws(*s))
             s++, n--;
@@ -469,6 +515,8 @@ static void block_text(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
             return;
         p->fstate = 1;
     }
+    if (p->fgroup == 2)
+        group_made_no_call(p, off + (uint64_t)(s - s0)); /* (the text ends its dropped text) */
     tp_text(p, s, n);
 }
 
@@ -501,32 +549,77 @@ static void closer_text(tp_parser *p, const glm_row *r, size_t at)
     tp_text(p, (const uint8_t *)r->call_close, n);
 }
 
-static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
+/* the text at the stream's start (rows with think blocks): blanks, and a
+ * `<` read a byte at a time while it may become a think opener; returns
+ * the bytes read, 0 once the start is over (past_lead: read on as text) */
+static size_t lead_step(tp_parser *p, const glm_row *r, const uint8_t *s, size_t n, int *match)
 {
-    const glm_row *r = row_of(p);
+    *match = -1;
+    if (p->node == 0 && is_blank(s[0])) {
+        tp_text(p, s, 1);
+        return 1;
+    }
+    if (p->node == 0 && s[0] != '<') {
+        p->past_lead = 1;
+        return 0;
+    }
+    size_t h0, h1;
+    tp_matcher_path(&r->text_m, p->node, &h0);
+    size_t k = tp_scan_text(p, &r->text_m, s, 1, match);
+    tp_matcher_path(&r->text_m, p->node, &h1);
+    if (*match >= 0 ? *match < T_THINK : h1 != h0 + 1)
+        p->past_lead = 1; /* a call or group tag, or held bytes released as text */
+    return k;
+}
+
+/* Reads s[0:n); returns the bytes read: all of them, unless a JSON body
+ * was handed to fmt_jsontag.c (p->engine_alt) */
+static size_t glm_feed_upto(tp_parser *p, const glm_row *r, const uint8_t *s, size_t n)
+{
     const size_t open_len = strlen(r->call_open);
     size_t i = 0;
-    while (i < n && !p->oom) {
+    while (i < n && !p->oom && !p->engine_alt) {
         uint64_t off = p->base + i;
         int match;
         switch (p->mode) {
         case M_TEXT:
-            i += tp_scan_text(p, &r->text_m, s + i, n - i, &match);
+            if (r->nthink && !p->past_lead) {
+                size_t k = lead_step(p, r, s + i, n - i, &match);
+                i += k;
+                if (!k || match < 0)
+                    break;
+            } else {
+                i += tp_scan_text(p, &r->text_m, s + i, n - i, &match);
+            }
             if (match >= 0 && r->ws_text)
                 tp_text_flush_ws(p); /* blanks before a tag: text */
-            if (match == T_OPEN && r->block_open)
+            if (match >= T_THINK) { /* a think opener: text; at the start, a block of text */
+                const char *t = r->think_open[match - T_THINK];
+                tp_text(p, (const uint8_t *)t, strlen(t));
+                if (!p->past_lead) {
+                    p->mode = M_THINK;
+                    p->vkind = (uint8_t)(match - T_THINK);
+                }
+            } else if (match == T_OPEN && r->block_open)
                 go_home(p, r); /* the block's opener: markup */
             else if (match == T_OPEN)
                 start_call(p, p->base + i - open_len);
             else if (match == T_STRAY && (p->trailing_reported || r->ws_text) && !r->block_open)
                 closer_text(p, r, i); /* closes a prose tag */
-            else if (match == T_GOPEN) { /* an optional group's opener: markup */
-                p->fgroup = 1;
+            else if (match == T_GOPEN) { /* an optional group's opener: markup, the first call's record */
+                tp_raw_begin(p, r->group_open, strlen(r->group_open), i);
+                p->fgroup = 2;
                 go_home(p, r);
-            } else if (match == T_STRAY) /* a stray closer: markup of no call */
+            } else if (match == T_STRAY || match == T_GCLOSE) /* a stray closer: markup of no call */
                 tp_stray_markup(p, r->text_m.patlen[match], i);
-            /* T_GCLOSE: a stray group end, markup (k2_horizon: exempt from
-             * the tiling check, docs/SEMANTICS.md "Dropped text") */
+            break;
+        case M_THINK: /* up to the closer of its opener (vkind): text */
+            i += tp_scan_text(p, &r->think_m, s + i, n - i, &match);
+            if (match >= 0) {
+                tp_text(p, (const uint8_t *)r->think_close[match], strlen(r->think_close[match]));
+                if (match == p->vkind)
+                    p->mode = M_TEXT; /* still the start: blanks, another think block */
+            }
             break;
         case M_BLOCK:
             i += scan(p, r, &r->block_m, s + i, n - i, &match, block_text, off);
@@ -535,11 +628,25 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
             if (match == B_CALL)
                 start_call(p, p->base + i - open_len);
             else if (match == B_END) {
-                tp_text_call_starts(p); /* blanks before the block's end: formatting */
+                if (p->fgroup == 2) /* a group with no call: markup of no call, the whole group */
+                    tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, (const uint8_t *)"a group with no call", 20);
+                else if (r->group_open && p->fstate) /* after prose in the group: it closes no call */
+                    tp_stray_markup(p, r->block_m.patlen[match], i);
+                else
+                    tp_text_call_starts(p); /* blanks before the block's end: formatting */
                 p->mode = M_TEXT;
                 p->fgroup = 0;
-            } else if (match == B_STRAY && (p->trailing_reported || r->ws_text)) /* closes a prose tag */
+            } else if (match == B_STRAY && (p->trailing_reported || r->ws_text)) { /* closes a prose tag */
+                if (p->fgroup == 2)
+                    group_made_no_call(p, p->base + i - r->block_m.patlen[match]);
                 closer_text(p, r, i);
+                p->fstate = 1; /* text in the group: the blanks after it are text */
+            } else if (match == B_NESTED && r->group_open && p->fgroup != 2) {
+                /* another group opener (after a call or prose): the next call's record */
+                tp_raw_begin(p, r->group_open, strlen(r->group_open), i);
+                p->fgroup = 2;
+                p->fstate = 0;
+            }
             break;
         case M_NAME:
             /* a byte at a time (names are short): the byte that shows the
@@ -547,8 +654,14 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
             i += scan(p, r, &r->name_m, s + i, 1, &match, name_bytes, off);
             if (p->mode != M_NAME)
                 break;
-            if (p->have_args) {
-                prose_tag(p, r);
+            if (p->have_args == 2) { /* a JSON body: fmt_jsontag.c reads the call from its first byte */
+                i--;
+                p->pending.len--; /* (the blanks before it stay held) */
+                p->node = 0;
+                p->engine_alt = 1; /* (fgroup 3 stays: the body may still show the tag was prose) */
+                tp_jsontag_k2_enter(p, p->call_off);
+            } else if (p->have_args) {
+                prose_tag(p, r, i);
                 if (match >= 0) /* a one-byte separator that matched as the tag showed to be prose: text */
                     tp_text_at(p, (const uint8_t *)r->name_m.pats[match], r->name_m.patlen[match],
                                p->base + i - r->name_m.patlen[match]);
@@ -621,7 +734,10 @@ static void glm_feed(tp_parser *p, const uint8_t *s, size_t n)
         }
         }
     }
+    return i;
 }
+
+static void glm_feed(tp_parser *p, const uint8_t *s, size_t n) { glm_feed_upto(p, row_of(p), s, n); }
 
 static void glm_finish(tp_parser *p)
 {
@@ -630,8 +746,20 @@ static void glm_finish(tp_parser *p)
     case M_TEXT:
         tp_release_held(p, &r->text_m);
         break;
-    case M_SKIP:
+    case M_THINK:
+        tp_release_held(p, &r->think_m);
+        break;
     case M_BLOCK:
+        if (p->fgroup == 2) { /* a group cut off before its first call: its text is text */
+            p->node = 0;
+            tp_call_unterminated(p);
+        } else if (r->group_open) { /* a partial tag: text, as after prose */
+            tp_release_held(p, &r->block_m);
+        } else {
+            p->node = 0; /* a partial tag: markup, not prose */
+        }
+        break;
+    case M_SKIP:
         p->node = 0; /* a partial tag: markup, not prose */
         break;
     case M_NAME: /* <tool_call> and a name cut off: a call */
@@ -655,4 +783,52 @@ const tp_format tp_fmt_poolside_v1 = {"poolside_v1", glm_feed, glm_finish};
 const tp_format tp_fmt_spark25 = {"spark25", glm_feed, glm_finish};
 const tp_format tp_fmt_hunyuan = {"hunyuan", glm_feed, glm_finish};
 const tp_format tp_fmt_hunyuan_os = {"hunyuan_os", glm_feed, glm_finish};
-const tp_format tp_fmt_k2_horizon = {"k2_horizon", glm_feed, glm_finish};
+/* k2_horizon: a call moves between this engine and fmt_jsontag.c's
+ * k2_horizon row (a JSON body); each hand-over ends a piece of the chunk as
+ * a chunk's end does (the raw and dropped-text records), so each engine
+ * reads its piece at its own stream offset */
+static void k2_feed(tp_parser *p, const uint8_t *s, size_t n)
+{
+    const glm_row *r = row_of(p);
+    const uint8_t *s0 = s;
+    size_t n0 = n;
+    uint64_t base0 = p->base;
+    for (;;) {
+        int alt = p->engine_alt;
+        size_t i = alt ? tp_jsontag_k2_feed(p, s, n) : glm_feed_upto(p, r, s, n);
+        if (alt && !p->engine_alt) { /* the call's end tag: the group, or prose, again */
+            uint8_t prose = !p->after_call; /* (the tag was prose: text in the group follows) */
+            go_home(p, r);
+            p->fstate = prose;
+            p->node = 0;
+            p->discard = 0;
+        }
+        if (i >= n || p->oom || alt == p->engine_alt)
+            break;
+        tp_raw_chunk_end(p, s, i);
+        tp_drop_keep_tail(p, s, i);
+        p->base += i;
+        s += i;
+        n -= i;
+        p->chunk = s;
+        p->chunk_n = n;
+    }
+    if (s != s0) {
+        tp_raw_chunk_end(p, s, n);
+        p->base = base0;
+        p->chunk = s0;
+        p->chunk_n = n0;
+        p->raw_at = n0; /* recorded piece by piece: nothing more of this chunk */
+        p->drop_at = n0;
+    }
+}
+
+static void k2_finish(tp_parser *p)
+{
+    if (p->engine_alt)
+        tp_jsontag_k2_finish(p);
+    else
+        glm_finish(p);
+}
+
+const tp_format tp_fmt_k2_horizon = {"k2_horizon", k2_feed, k2_finish};

@@ -30,6 +30,11 @@
  *   lfm2 (JSON form, handed over by fmt_pythonic.c's lfm2 row at the block's
  *                   first `{`, handed back after the end tag):
  *                   <|tool_call_start|>[{"name": ..., "arguments": ...}, ...]<|tool_call_end|>
+ *   k2_horizon (the json dialect, handed over by fmt_glm.c's k2_horizon row
+ *                   at the body's `{` or `[`, handed back after the end tag):
+ *                   <ifm|tool_call>{"name": ..., "arguments": ...}</ifm|tool_call>, or a
+ *                   list of such objects; arguments may also be a JSON string
+ *                   holding the object, or null; {"function": {...}} wraps a call
  *
  * Rows with `array` set read the calls as the elements of a JSON array:
  * the tag is the array's `[` (with a lead marker before it in rows that
@@ -97,8 +102,12 @@ enum {
     M_RESYNC,    /* no closing tag: a broken object, skipped to its last `}` */
     M_TOK,       /* rows with lex_lead: a control token `<|name|>` being read (in pending) */
     M_HDR,       /* rows with a header token: the header after it, held in pending */
+    M_FN_OPEN,   /* rows with fn_wrapper: after "function": (an object holds the call) */
 };
-enum { VK_NAME, VK_ARGS, VK_SKIP };
+enum { VK_NAME, VK_ARGS, VK_SKIP,
+       /* rows with args_text: before the arguments' first byte; inside a
+        * JSON string holding them; inside `null` */
+       VK_ARGS_FIRST, VK_ARGS_STR, VK_ARGS_NULL };
 
 typedef struct {
     const char *tag;     /* opens a call */
@@ -129,6 +138,14 @@ typedef struct {
     const char *const *tokens;
     const char *header;
     uint8_t hand_back;    /* entered from another engine, which reads on after the end tag (lfm2) */
+    uint8_t open_any;     /* (an array row entered at its tag) a call object alone or an array of them (k2_horizon) */
+    /* the arguments are an object, or (K2V3Detector) a JSON string whose
+     * text is one (blank: {}), or null ({}); anything else breaks the call */
+    uint8_t args_text;
+    /* {"function": {"name": ..., "arguments": ...}, ...}: the call is read
+     * inside the wrapper, other keys around it are dropped (nx_depth: 1
+     * inside it, 2 after it) */
+    uint8_t fn_wrapper;
 } jt_row;
 
 /* Inkling's control tokens (SGLang's INKLING_CONTROL_TOKENS: the TMLv0
@@ -171,9 +188,16 @@ static jt_row ROWS[] = {
      * lfm2 row at the block's first `{` and back after its end tag */
     {.tag = "<|tool_call_start|>", .end_tag = "<|tool_call_end|>", .sep = ',', .array = 1, .array_open = 1,
      .hand_back = 1},
+    /* k2_horizon: the JSON dialect of K2 Horizon's chat template,
+     * <ifm|tool_call>{"name": ..., "arguments": {...}}</ifm|tool_call>
+     * (or a list of such objects, as SGLang's K2V3Detector reads it),
+     * handed over by fmt_glm.c's k2_horizon row at the body's `{` or `[`
+     * and back after the end tag */
+    {.tag = "<ifm|tool_call>", .end_tag = "</ifm|tool_call>", .sep = ',', .array = 1, .hand_back = 1,
+     .open_any = 1, .args_text = 1, .fn_wrapper = 1},
 };
 enum { ROW_TOOL_CALL, ROW_LLAMA3, ROW_JSONARRAY, ROW_MISTRAL_ARRAY, ROW_COHERE4, ROW_APERTUS, ROW_INTERNS1,
-       ROW_GIGACHAT3, ROW_INKLING, ROW_LFM2 };
+       ROW_GIGACHAT3, ROW_INKLING, ROW_LFM2, ROW_K2 };
 
 int tp_fmt_jsontag_init(void)
 {
@@ -236,6 +260,7 @@ static void start_call(tp_parser *p, uint64_t off, int alt)
     p->have_args = 0;
     p->first = 1;
     p->trailing_reported = 0;
+    p->nx_depth = 0;
     tp_buf_clear(&p->name);
     tp_buf_clear(&p->pending);
 }
@@ -247,7 +272,7 @@ static void start_call(tp_parser *p, uint64_t off, int alt)
 static void broken(tp_parser *p, const jt_row *w, int code, uint64_t off)
 {
     const tp_json *j = NULL;
-    if (p->mode == M_KEY || (p->mode == M_VALUE && p->vkind == VK_NAME))
+    if (p->mode == M_KEY || (p->mode == M_VALUE && (p->vkind == VK_NAME || p->vkind == VK_ARGS_STR)))
         j = &p->ks;
     else if (p->mode == M_VALUE)
         j = &p->js;
@@ -255,9 +280,9 @@ static void broken(tp_parser *p, const jt_row *w, int code, uint64_t off)
     tp_buf_clear(&p->pending);
     tp_buf_shrink(&p->pending, 0);
     /* an array's element is skipped to its own end: the next one is read */
-    p->mode = w->end_tag && !w->array ? M_SKIP : M_RESYNC;
+    p->mode = w->end_tag && (!w->array || w->open_any) ? M_SKIP : M_RESYNC; /* (open_any: to the call's end tag) */
     p->node = 0;
-    tp_resync_start(p, j, 1); /* the call object encloses the value */
+    tp_resync_start(p, j, 1 + (p->nx_depth == 1)); /* the call object (and a wrapper) encloses the value */
 }
 
 static int key_is(const tp_parser *p, const char *k)
@@ -310,6 +335,14 @@ static void object_done(tp_parser *p, const jt_row *w, uint64_t off)
     p->node = 0;
 }
 
+/* fn_wrapper rows: the wrapper object closed; keys after it are dropped */
+static void wrapper_done(tp_parser *p)
+{
+    p->nx_depth = 2;
+    p->first = 0;
+    p->mode = M_AFTER;
+}
+
 /* the object's first key begins: a call (held whitespace before it is
  * formatting) */
 static void object_begins(tp_parser *p)
@@ -317,6 +350,9 @@ static void object_begins(tp_parser *p)
     tp_text_call_starts(p);
     tp_buf_clear(&p->pending);
     p->fstate = 0;
+    p->nx_depth = 0;
+    if (p->fgroup == 3)
+        p->fgroup = 1; /* (k2_horizon) the group opener's record is this call's */
     p->mode = M_KEY_OR_END;
 }
 
@@ -410,6 +446,107 @@ static int handed_back(tp_parser *p, const jt_row *w)
         return 0;
     p->engine_alt = 0;
     return 1;
+}
+
+/* ---- rows with args_text (k2_horizon): arguments as K2V3Detector reads them ---- */
+
+/* decoded text d[0:m) of a string holding the arguments (fstate: 0 before
+ * its first non-blank byte, 1 inside the object, 2 after it, 3 broken: the
+ * error, code in lex_hdr, is reported where the string closes, so its
+ * offset does not depend on how escapes fall across chunks) */
+static void args_text_inner(tp_parser *p, const uint8_t *d, size_t m)
+{
+    size_t a = 0;
+    if (p->fstate == 0) {
+        while (a < m && tp_is_ws(d[a]))
+            a++;
+        if (a == m)
+            return;
+        if (d[a] != '{') {
+            p->fstate = 3;
+            p->lex_hdr = TP_ERR_JSON_SYNTAX;
+            return;
+        }
+        p->fstate = 1;
+    }
+    if (p->fstate == 1) {
+        size_t used;
+        int st = tp_call_json_args(p, d + a, m - a, &used);
+        if (st < 0) {
+            p->fstate = 3;
+            p->lex_hdr = p->js.err;
+            return;
+        }
+        a += used;
+        if (st > 0)
+            p->fstate = 2;
+    }
+    for (; p->fstate == 2 && a < m; a++)
+        if (!tp_is_ws(d[a])) {
+            p->fstate = 3;
+            p->lex_hdr = TP_ERR_TRAILING;
+        }
+}
+
+static size_t args_text_step(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n, uint64_t off)
+{
+    if (p->vkind == VK_ARGS_FIRST) {
+        if (tp_is_ws(s[0]))
+            return 1;
+        if (s[0] == '{' || p->discard) { /* an object (a refused call's value: validated) */
+            p->vkind = VK_ARGS;
+            return 0;
+        }
+        if (!p->have_name) { /* (arguments before the name: an object only) */
+            broken(p, w, TP_ERR_BAD_MARKUP, off);
+            return 0;
+        }
+        if (s[0] == '"' && p->ws.len == 0) { /* (the scanner reads the quote) */
+            p->vkind = VK_ARGS_STR;
+            p->fstate = 0;
+            tp_json_init(&p->ks, TPJ_MODE_RAW_STRING, 1);
+            return 0;
+        }
+        if (s[0] == 'n') {
+            p->vkind = VK_ARGS_NULL;
+            p->fstate = 1;
+            return 1;
+        }
+        broken(p, w, TP_ERR_JSON_SYNTAX, off);
+        return 0;
+    }
+    if (p->vkind == VK_ARGS_NULL) {
+        if (s[0] != "null"[p->fstate]) {
+            broken(p, w, TP_ERR_JSON_SYNTAX, off);
+            return 0;
+        }
+        if (++p->fstate == 4) { /* null: no arguments */
+            tp_call_announce(p);
+            tp_ev_args(p, (const uint8_t *)"{}", 2);
+            p->mode = M_AFTER;
+        }
+        return 1;
+    }
+    /* VK_ARGS_STR: decoded a slice at a time into ws (empty inside a call) */
+    size_t slice = n < 1024 ? n : 1024;
+    size_t k = tp_json_feed(&p->ks, s, slice, &p->ws);
+    if (p->fstate != 3) /* (the text decoded before an error too: the same for any chunking) */
+        args_text_inner(p, p->ws.data, p->ws.len);
+    tp_buf_clear(&p->ws);
+    if (tp_json_failed(&p->ks)) {
+        broken(p, w, p->ks.err, off + p->ks.err_at);
+        return k;
+    }
+    if (tp_json_done(&p->ks)) { /* the string's closing quote */
+        p->mode = M_AFTER;
+        if (p->fstate == 0) { /* blank: no arguments */
+            tp_call_announce(p);
+            tp_ev_args(p, (const uint8_t *)"{}", 2);
+        } else if (p->fstate != 2) {
+            broken(p, w, p->fstate == 3 ? p->lex_hdr : TP_ERR_JSON_SYNTAX, off + k - 1);
+        }
+    }
+    return k;
 }
 
 static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size_t n)
@@ -509,7 +646,7 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
             break;
         }
         case M_SEP: /* Llama 3: `;` continues the section, anything else is prose */
-            if (tp_is_ws(s[i]) && w->array && p->drop_on) {
+            if (tp_is_ws(s[i]) && w->array && (p->drop_on || w->open_any)) {
                 i++; /* an array's formatting after a refused element: its dropped text */
             } else if (tp_is_ws(s[i])) {
                 size_t k = i;
@@ -574,7 +711,8 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
             if (tp_is_ws(s[i]) && p->pending.len < TP_WS_HOLD_MAX &&
                 tp_buf_push(&p->pending, s[i]) == 0) {
                 i++;
-            } else if (w->array_open && s[i] == '[' && !p->fstate && tp_buf_push(&p->pending, '[') == 0) {
+            } else if ((w->array_open || w->open_any) && s[i] == '[' && !p->fstate &&
+                       tp_buf_push(&p->pending, '[') == 0) {
                 p->fstate = 1; /* the array's `[` after the lead tag (held as the whitespace is) */
                 i++;
             } else if (s[i] == '{' && (!w->array_open || p->fstate)) {
@@ -584,6 +722,13 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                 /* not a call: the tag and what followed it are prose */
                 size_t tl;
                 const char *t = opener(w, p->vkind, &tl);
+                if (p->fgroup == 3) { /* (k2_horizon) the group opener's record ran on into this tag: it made no call */
+                    uint64_t here = p->base + i;
+                    p->fgroup = 1;
+                    tp_ev_error(p, TP_ERR_BAD_MARKUP, p->call_off, -1, (const uint8_t *)"a group opener with no call",
+                                27);
+                    tp_drop_end(p, i, here > p->call_off ? (size_t)(here - p->call_off) : 0);
+                }
                 tp_raw_end(p);
                 if (w->lex_lead) { /* a control token: markup even where it opens no call */
                     held_is_prose(p, p->base + i);
@@ -592,6 +737,20 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                 tp_text(p, (const uint8_t *)t, tl);
                 held_is_prose(p, p->base + i);
                 p->fstate = 1; /* an end tag after it is prose too */
+            }
+            break;
+        case M_FN_OPEN:
+            if (tp_is_ws(s[i])) {
+                i++;
+            } else if (s[i] == '{') { /* the wrapper: its keys are the call's */
+                i++;
+                p->nx_depth = 1;
+                p->first = 1;
+                p->mode = M_KEY_OR_END;
+            } else { /* not an object: validated and dropped (then no name) */
+                p->mode = M_VALUE;
+                p->vkind = VK_SKIP;
+                tp_json_init(&p->js, TPJ_MODE_NORMAL, p->lim.max_depth);
             }
             break;
         case M_KEY_OR_END:
@@ -604,7 +763,10 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                 /* the scanner reads the opening quote itself */
             } else if (s[i] == '}' && p->first) {
                 i++;
-                object_done(p, w, off);
+                if (p->nx_depth == 1) /* the wrapper closes: the call object goes on */
+                    wrapper_done(p);
+                else
+                    object_done(p, w, off);
             } else {
                 broken(p, w, TP_ERR_JSON_SYNTAX, off);
             }
@@ -633,7 +795,12 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
             i++;
             p->first = 0;
             p->mode = M_VALUE;
-            if (w->name_is_key && !p->have_name) {
+            if (p->nx_depth == 2) { /* after the wrapper: dropped */
+                p->vkind = VK_SKIP;
+                tp_json_init(&p->js, TPJ_MODE_NORMAL, p->lim.max_depth);
+            } else if (w->fn_wrapper && !p->nx_depth && !p->have_name && !p->have_args && key_is(p, "function")) {
+                p->mode = M_FN_OPEN;
+            } else if (w->name_is_key && !p->have_name) {
                 /* {NAME: ARGS}: the key is the name, checked now; its value
                  * is the arguments (later keys are validated and dropped) */
                 tp_buf_clear(&p->name);
@@ -660,7 +827,7 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                     break;
                 }
                 p->have_args = 1;
-                p->vkind = VK_ARGS;
+                p->vkind = w->args_text ? VK_ARGS_FIRST : VK_ARGS;
                 tp_json_init(&p->js, TPJ_MODE_NORMAL, p->lim.max_depth);
             } else {
                 p->vkind = VK_SKIP;
@@ -668,6 +835,10 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
             }
             break;
         case M_VALUE: {
+            if (p->vkind >= VK_ARGS_FIRST) {
+                i += args_text_step(p, w, s + i, n - i, off);
+                break;
+            }
             if (p->vkind == VK_ARGS && p->have_name && !p->discard) {
                 size_t k;
                 int st = tp_call_json_args(p, s + i, n - i, &k);
@@ -712,7 +883,10 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                 i++;
             } else if (s[i] == '}') {
                 i++;
-                object_done(p, w, off);
+                if (p->nx_depth == 1) /* the wrapper closes: the call object goes on */
+                    wrapper_done(p);
+                else
+                    object_done(p, w, off);
             } else {
                 broken(p, w, TP_ERR_JSON_SYNTAX, off);
             }
@@ -812,6 +986,16 @@ void tp_jsontag_lfm2_enter(tp_parser *p, uint64_t call_off)
 }
 size_t tp_jsontag_lfm2_feed(tp_parser *p, const uint8_t *s, size_t n) { return jt_feed_upto(p, &ROWS[ROW_LFM2], s, n); }
 void tp_jsontag_lfm2_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_LFM2]); }
+/* K2 Horizon's JSON dialect: fmt_glm.c's k2_horizon row hands the call over
+ * at the body's first byte (not read yet), the blanks before it in pending */
+void tp_jsontag_k2_enter(tp_parser *p, uint64_t call_off)
+{
+    size_t blanks = p->pending.len; /* the blanks read after the tag: held on, as M_OPEN holds them */
+    start_call(p, call_off, 0);
+    p->pending.len = blanks;
+}
+size_t tp_jsontag_k2_feed(tp_parser *p, const uint8_t *s, size_t n) { return jt_feed_upto(p, &ROWS[ROW_K2], s, n); }
+void tp_jsontag_k2_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_K2]); }
 static void interns1_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_INTERNS1], s, n); }
 static void interns1_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_INTERNS1]); }
 static void gigachat3_feed(tp_parser *p, const uint8_t *s, size_t n) { jt_feed(p, &ROWS[ROW_GIGACHAT3], s, n); }

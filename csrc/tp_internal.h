@@ -216,5 +216,10 @@ void tp_jsontag_lfm2_enter(tp_parser *p, uint64_t call_off);
 size_t tp_jsontag_lfm2_feed(tp_parser *p, const uint8_t *s, size_t n);
 void tp_jsontag_lfm2_finish(tp_parser *p);
 extern const tp_format tp_fmt_k2_horizon; /* fmt_glm.c */
+/* fmt_jsontag.c: K2 Horizon's JSON dialect, handed over by fmt_glm.c's
+ * k2_horizon row (feed returns the bytes read: it stops where it hands back) */
+void tp_jsontag_k2_enter(tp_parser *p, uint64_t call_off);
+size_t tp_jsontag_k2_feed(tp_parser *p, const uint8_t *s, size_t n);
+void tp_jsontag_k2_finish(tp_parser *p);
 
 #endif

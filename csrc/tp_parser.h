@@ -122,7 +122,8 @@ struct tp_parser {
     uint8_t fstate; /* spare format-specific state */
     uint8_t filter_node; /* matcher state of a format's input filter (trinity) */
     uint8_t engine_alt;  /* a format read by two engines: the second has taken over (mistral's array form) */
-    uint8_t fgroup;      /* inside a row's optional call group (fmt_glm.c: k2_horizon) */
+    uint8_t fgroup;      /* inside a row's optional call group (fmt_glm.c: k2_horizon; 2: its opener's record
+                          * is on, no call yet; 3: that record ran into a call tag) */
     uint64_t call_off;
     tp_buf name, key, pending;
     uint32_t resync_depth; /* fmt_jsontag.c, rows without an end tag: nesting
@@ -176,6 +177,9 @@ struct tp_parser {
      * pending (lex_hdr), the token being read starts at pending[lex_at] */
     uint8_t lex_hdr;
     size_t lex_at;
+    /* fmt_glm.c rows with think blocks (k2_horizon): 0 while the stream has
+     * held nothing but blanks and leading think blocks */
+    uint8_t past_lead;
 };
 
 /* Kinds of declared parameters (schema-typed formats; every tp_kind of

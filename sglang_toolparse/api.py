@@ -39,7 +39,7 @@ XML_FORMATS = ("qwen3_coder", "minimax_m2", "mimo", "dots", "minicpm5")  # rules
 SCHEMA_TYPED_FORMATS += ("minimax_m3",)  # nested values built by minimax_m3_types.py
 XML_FORMATS += ("step3",)
 SCHEMA_TYPED_FORMATS += ("step3",)
-ROW_FORMATS += ("k2_horizon",)  # glm_row_types.py; xml and xml_typed (a JSON body: see sglang_adapter.py)
+ROW_FORMATS += ("k2_horizon",)  # glm_row_types.py types xml and xml_typed; a JSON body is fmt_jsontag.c's (no typing)
 SCHEMA_TYPED_FORMATS += ("k2_horizon",)
 
 

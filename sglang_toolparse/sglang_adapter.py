@@ -1102,22 +1102,21 @@ class Lfm2NativeDetector(NativeDetectorMixin, Lfm2Detector):
     parser_name = "lfm2_native"
 
 
-# ---- K2 Horizon (issue 23): a row of the GLM engine, with SGLang's detector for a JSON first call ----
+# ---- K2 Horizon (issue 23): a row of the GLM engine, its JSON dialect a row of fmt_jsontag.c ----
 from sglang.srt.function_call.k2_v3_detector import K2V3Detector  # noqa: E402
 
-from sglang_toolparse.k2_horizon_adapter import CALL as _K2_CALL  # noqa: E402
-from sglang_toolparse.k2_horizon_adapter import K2HorizonGate  # noqa: E402
 
-
-class K2HorizonNativeDetector(K2HorizonGate, NativeDetectorMixin, K2V3Detector):
+class K2HorizonNativeDetector(NativeDetectorMixin, K2V3Detector):
     """MBZUAI/LLM360 K2 Horizon (`<ifm|tool_calls>\\n<ifm|tool_call>NAME\\n<ifm|arg_key>K</ifm|arg_key>\\n
-    [<ifm|arg_type>T</ifm|arg_type>\\n]<ifm|arg_value>V</ifm|arg_value>\\n</ifm|tool_call>\\n</ifm|tool_calls>`),
-    native core: a row of the GLM engine, values streamed as generated and
-    typed as K2V3Detector types them (the schema, else the model's
-    <ifm|arg_type>). A first call with a JSON body, or a leading
-    <ifm|think...> block, is parsed by SGLang's K2V3Detector
-    (k2_horizon_adapter.py)."""
+    [<ifm|arg_type>T</ifm|arg_type>\\n]<ifm|arg_value>V</ifm|arg_value>\\n</ifm|tool_call>\\n</ifm|tool_calls>`,
+    or the json dialect `<ifm|tool_call>{"name": ..., "arguments": {...}}</ifm|tool_call>`),
+    native core: the XML dialects a row of the GLM engine (values streamed as
+    generated, typed as K2V3Detector types them: the schema, else the
+    model's <ifm|arg_type>), a JSON body handed to fmt_jsontag.c's
+    k2_horizon row (arguments streamed through the JSON normalizer); a
+    leading <ifm|think...> block is text, no call read in it, as
+    K2V3Detector passes it through."""
 
     _tp_format = "k2_horizon"
-    _tp_markers = (_K2_CALL,)
+    _tp_markers = ("<ifm|tool_call>",)
     parser_name = "k2_horizon_native"

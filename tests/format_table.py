@@ -810,8 +810,9 @@ TABLE["lfm2"] = FormatSpec(
 
 # K2 Horizon (k2_horizon): its chat template's xml dialect (strings raw,
 # anything else tojson), inside the <ifm|tool_calls> group it always writes;
-# the seeds add the xml_typed dialect, calls outside a group, think tags and
-# a JSON body (which the native row reads as a name: see sglang_adapter)
+# the seeds add the xml_typed dialect, calls outside a group, leading think
+# blocks and the json dialect (fmt_jsontag.c's k2_horizon row: a call or a
+# list, arguments an object, a JSON string or null, a "function" wrapper)
 _K2 = ("<ifm|tool_calls>", "</ifm|tool_calls>", "<ifm|tool_call>", "</ifm|tool_call>", "<ifm|arg_key>",
        "</ifm|arg_key>", "<ifm|arg_type>", "</ifm|arg_type>", "<ifm|arg_value>", "</ifm|arg_value>")
 
@@ -824,7 +825,7 @@ def render_k2_horizon(name: str, args: str) -> str:
 
 
 TABLE["k2_horizon"] = FormatSpec(
-    "k2_horizon", _K2 + ("<ifm|think>", "</ifm|think>"),
+    "k2_horizon", _K2 + ("<ifm|think>", "</ifm|think>", "<ifm|think_fast>", "</ifm|think_fast>"),
     render_call=render_k2_horizon, block=lambda calls: _K2[0] + "\n" + "\n".join(calls) + "\n" + _K2[1],
     json_args=False,
     extra_seeds=(
@@ -842,4 +843,12 @@ TABLE["k2_horizon"] = FormatSpec(
         "</ifm|arg_value><ifm|arg_key>i</ifm|arg_key><ifm|arg_type>string</ifm|arg_type><ifm|arg_value>7"
         "</ifm|arg_value><ifm|arg_key>u</ifm|arg_key><ifm|arg_type>strin<ifm|arg_value>3</ifm|arg_value>"
         "</ifm|tool_call>",
+        # the json dialect, with a leading think block and group tags of no call
+        " <ifm|think_fast>a <ifm|tool_call>f\n</ifm|tool_call></ifm|think_fast>\nok\n<ifm|tool_calls>\n"
+        "<ifm|tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"x\", \"b\": [1, {\"c\": null}]}}</ifm|tool_call>\n"
+        "<ifm|tool_call>\n[{\"name\": \"g\", \"arguments\": \"{\\\"k\\\": 2}\"}, {\"type\": \"function\", "
+        "\"function\": {\"name\": \"f\", \"parameters\": null}, \"id\": 1}]\n</ifm|tool_call>\n</ifm|tool_calls>",
+        "a <ifm|tool_calls>\n</ifm|tool_calls> b </ifm|tool_calls><ifm|tool_calls> c <ifm|tool_call>{\"name\": "
+        "\"nope\", \"arguments\": {}}</ifm|tool_call><ifm|tool_call>{\"name\": \"f\", \"arguments\": [1]}"
+        "</ifm|tool_call><ifm|tool_call>[1]</ifm|tool_call><ifm|tool_call>{\"name\": \"f\", \"arguments\": \"{\\\"a",
     ))

@@ -141,7 +141,7 @@ def test_quick_table_and_json(quick):
     assert "qwen25_native" in fmts and "hermes_native" in fmts
     pairs = {(r["format"], r["scenario"]) for r in rep["results"]}
     rows = [r["label"] for r in rep["extra_rows"]]
-    assert rows == ["mistral_native[mistral_array]", "NativeJsonArrayParser"]
+    assert rows == ["mistral_native[mistral_array]", "NativeJsonArrayParser", "k2_horizon_native[k2_horizon_json]"]
     assert pairs == {(f, s) for f in rendered for s in corpus.scenario_keys("quick")} | {
         (f, s) for f in rows for s in corpus.scenario_keys("quick") if s in EXTRA_SCENARIOS}
     for r in rep["results"]:

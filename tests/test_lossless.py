@@ -176,9 +176,8 @@ UNTILED = {"gpt_oss", "kimi_k3", "mistral",
            # by this check, not fixed yet
            "pythonic",
            # formats that landed with the check: Inkling's message framing,
-           # an LFM2 block holding an empty list, K2 Horizon's group tags
-           # around an invoke that made no call
-           "inkling", "lfm2", "k2_horizon"}
+           # an LFM2 block holding an empty list
+           "inkling", "lfm2"}
 
 
 def check_tiled(fmt, b, events):
@@ -738,6 +737,20 @@ DROPPED = [
     ("gcml-partial-tag-then-refused-invoke", "gigachat35", "Go.<\uff5cGCML\uff5c<\uff5cGCML\uff5cinvoke name=\"nope\">{}"
      "</\uff5cGCML\uff5cinvoke> ok", {}, "Go.<\uff5cGCML\uff5c ok", [],
      [("unknown_tool", "<\uff5cGCML\uff5cinvoke name=\"nope\">{}</\uff5cGCML\uff5cinvoke>")]),
+    # K2 Horizon's group tags that make no call (issue 18): a group with no
+    # call, an opener before prose, a closer after prose, a stray closer; a
+    # refused first call's text starts at the group opener
+    ("k2-group-no-call", "k2_horizon", "a <ifm|tool_calls>\n </ifm|tool_calls>\nb", {}, "a \nb", [],
+     [("bad_markup", "<ifm|tool_calls>\n </ifm|tool_calls>")]),
+    ("k2-group-opener-then-prose", "k2_horizon", "a <ifm|tool_calls>\n  hi </ifm|tool_calls>", {}, "a hi ", [],
+     [("bad_markup", "<ifm|tool_calls>\n  "), ("bad_markup", "</ifm|tool_calls>")]),
+    ("k2-stray-group-closer", "k2_horizon", "a </ifm|tool_calls> b", {}, "a  b", [],
+     [("bad_markup", "</ifm|tool_calls>")]),
+    ("k2-refused-first-call-in-group", "k2_horizon", "a\n<ifm|tool_calls>\n<ifm|tool_call>nope\n</ifm|tool_call>\n"
+     "<ifm|tool_call>{\"name\": \"f\"}</ifm|tool_call>\n</ifm|tool_calls>", {}, "a\n", [("f", "{}", True)],
+     [("unknown_tool", "<ifm|tool_calls>\n<ifm|tool_call>nope\n</ifm|tool_call>\n")]),
+    ("k2-json-broken-arguments", "k2_horizon", '<ifm|tool_call>{"name": "f", "arguments": {"a": [1}}</ifm|tool_call> x',
+     {}, " x", [("f", '{"a": [1', False)], [("json_syntax", "}}</ifm|tool_call>")]),
 ]
 
 

@@ -466,11 +466,22 @@ def render_jsonarray(prose: str, calls: Sequence[Call]) -> str:
     return _dumps([{"name": n, "parameters": a} for n, a in calls])
 
 
+def render_k2_horizon_json(prose: str, calls: Sequence[Call]) -> str:
+    """K2 Horizon, its chat template's json dialect (tool_call_format="json"):
+    the content, then `<ifm|tool_calls>` with `\n<ifm|tool_call>{"name": N,
+    "arguments": ARGS}</ifm|tool_call>` per call, `\n</ifm|tool_calls>`."""
+    if not calls:
+        return prose
+    return prose + "<ifm|tool_calls>" + "".join("\n<ifm|tool_call>%s</ifm|tool_call>" % _dumps(
+        {"name": n, "arguments": a}) for n, a in calls) + "\n</ifm|tool_calls>"
+
+
 # Rows beyond one per native parser name (sides.EXTRA_ROWS), keyed by row:
-# neither form carries prose, so their cases have none
+# neither array form carries prose, so their cases have none
 ROW_RENDERERS: Dict[str, Renderer] = {
     "mistral_array": render_mistral_array,
     "jsonarray": render_jsonarray,
+    "k2_horizon_json": render_k2_horizon_json,
 }
 
 
@@ -635,6 +646,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "lfm2": ("<|tool_call_start|>", "<|tool_call_end|>"),
     "k2_horizon": ("<ifm|tool_calls>", "</ifm|tool_calls>", "<ifm|tool_call>", "</ifm|tool_call>", "<ifm|arg_key>",
                    "</ifm|arg_key>", "<ifm|arg_value>", "</ifm|arg_value>"),
+    "k2_horizon_json": ("<ifm|tool_calls>", "</ifm|tool_calls>", "<ifm|tool_call>", "</ifm|tool_call>"),
 }
 
 

@@ -145,11 +145,13 @@ class Format(NamedTuple):
 # Rows beyond one per NATIVE_NAMES pair, on EXTRA_SCENARIOS: mistral_native's
 # pre-v11 array form, and tool_choice="required" / a named tool, which SGLang's
 # serving layer parses with JsonArrayParser (outside FunctionCallParser) and
-# the serving hooks with NativeJsonArrayParser (the `jsonarray` core format).
+# the serving hooks with NativeJsonArrayParser (the `jsonarray` core format);
+# K2 Horizon's json dialect (its template's tool_call_format="json").
 EXTRA_SCENARIOS = ("chat", "bursts3", "args16k")
 EXTRA_ROWS = (
     Format("mistral_native", "mistral", "mistral", (), "mistral_array"),
     Format("NativeJsonArrayParser", "JsonArrayParser", "jsonarray", (), "jsonarray"),
+    Format("k2_horizon_native", "k2_horizon", "k2_horizon", (), "k2_horizon_json"),
 )
 
 
