@@ -211,4 +211,7 @@ size_t tp_jsontag_lfm2_feed(tp_parser *p, const uint8_t *s, size_t n);
 void tp_jsontag_lfm2_finish(tp_parser *p);
 extern const tp_format tp_fmt_k2_horizon; /* fmt_glm.c */
 
+extern const tp_format tp_fmt_muse; /* fmt_channel.c */
+int tp_fmt_channel_init(void);
+
 #endif
