@@ -544,7 +544,7 @@ static const char *const UNTILED[] = {
     "gpt_oss", "kimi_k3", "mistral", "hunyuan",
     "hunyuan_os", "step3", "minimax_m3", "pythonic", "qwen3_coder", "minimax_m2", "dots", "mimo",
     "nanbeige", "minicpm5", "deepseekv32", "deepseekv4", "deepseekv41", "gigachat35", "trinity",
-    "inkling", "lfm2", "k2_horizon", NULL};
+    "inkling", "lfm2", "k2_horizon", "muse", NULL};
 
 static int untiled(const char *name)
 {

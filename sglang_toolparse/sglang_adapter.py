@@ -1117,3 +1117,22 @@ class K2HorizonNativeDetector(K2HorizonGate, NativeDetectorMixin, K2V3Detector):
     _tp_format = "k2_horizon"
     _tp_markers = (_K2_CALL,)
     parser_name = "k2_horizon_native"
+
+
+# ---- Muse Glimmer (issue 23): recipient channels, its own engine (fmt_channel.c) ----------
+from sglang.srt.function_call.muse_glimmer_detector import MuseGlimmerDetector  # noqa: E402
+
+
+class MuseNativeDetector(NativeDetectorMixin, MuseGlimmerDetector):
+    """Muse Glimmer (` to=R<|message|>BODY<|eom|>`, `<|start|>assistant
+    to=R<|message|>…<|eot|>`; a tool recipient's body holds
+    `<atem:invoke name="N"><atem:parameter name="K">V</atem:parameter></atem:invoke>`),
+    native core (csrc/fmt_channel.c): prose channels stream as text, their
+    framing dropped; each call is sent when its invoke tag closes and each
+    parameter when its closing tag arrives (values are json.loads'ed, else
+    the text, so a value is known only whole). has_tool_call looks for the
+    ATEM markers as SGLang's does."""
+
+    _tp_format = "muse"
+    _tp_markers = ("<atem:invoke", "<atem:function_calls>")
+    parser_name = "muse_native"

@@ -179,7 +179,10 @@ UNTILED = {"gpt_oss", "kimi_k3", "mistral",
            # formats that landed with the check: Inkling's message framing,
            # an LFM2 block holding an empty list, K2 Horizon's group tags
            # around an invoke that made no call
-           "inkling", "lfm2", "k2_horizon"}
+           "inkling", "lfm2", "k2_horizon",
+           # Muse's channel headers and terminators, and a tool channel's
+           # markup outside its invokes (dropped, as SGLang drops them)
+           "muse"}
 
 
 def check_tiled(fmt, b, events):
