@@ -166,6 +166,8 @@ static int tool_recipient(const channel_row *r, const uint8_t *h, size_t n, size
 
 static void body_begins(tp_parser *p, int tool)
 {
+    if (tool)
+        tp_text_flush_ws(p); /* blanks before the tool channel were text */
     p->mode = tool ? C_TOOL : C_PROSE;
     p->node = 0;
     tp_buf_clear(&p->pending);
@@ -319,15 +321,16 @@ static void resolve_name(tp_parser *p)
 static void invoke_open(tp_parser *p)
 {
     resolve_name(p);
-    tp_text_flush_ws(p); /* blanks before the tool channel were text */
     p->first = 1;
     if (p->name.len && tp_call_open(p, p->name.data, p->name.len, p->call_off)) {
         tp_call_announce(p);
         p->discard = 0;
         p->tool_id = tp_parser_find_tool(p, p->name.data, p->name.len);
     } else {
-        if (!p->name.len)
+        if (!p->name.len) { /* (its error drops the raw record) */
             tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
+            tp_raw_end(p);
+        }
         p->discard = 1; /* refused (reported): read to its end */
     }
     p->mode = C_INV;
@@ -374,13 +377,18 @@ static void value_close(tp_parser *p)
 /* A body terminator inside an invoke: the call is cut off (SGLang drops it). */
 static void body_ends_in_call(tp_parser *p, uint64_t off)
 {
-    if (p->mode != C_ITAG && !p->discard)
+    if (p->mode == C_ITAG)
+        tp_raw_end(p); /* no call yet: the tag is the tool channel's markup */
+    else if (!p->discard)
         tp_call_fail(p, TP_ERR_UNTERMINATED, off);
     p->discard = 0;
 }
 
-static void body_ends(tp_parser *p)
+/* The body's terminator ended at chunk index `at` (`back` bytes long): an
+ * error's dropped text ends before it. */
+static void body_ends(tp_parser *p, size_t at, size_t back)
 {
+    tp_drop_end(p, at, back);
     p->mode = C_WS;
     p->first = 0;
     p->node = 0;
@@ -455,7 +463,6 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
     const channel_matchers *m = &MATCHERS[ri];
     size_t i = 0;
     while (i < n && !p->oom) {
-        uint64_t off = p->base + i;
         int match, over, last;
         size_t used;
         switch (p->mode) {
@@ -472,15 +479,16 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
         case C_PROSE:
             i += tp_scan_text(p, &m->prose, s + i, n - i, &match);
             if (match >= 0)
-                body_ends(p);
+                body_ends(p, i, strlen(r->stop[match]));
             break;
         case C_TOOL:
             i += scan(p, &m->tool, s + i, n - i, &match, NULL, &over, &last);
             if (match == 2) {
                 p->call_off = p->base + i - strlen(r->invoke_open);
+                tp_raw_begin(p, r->invoke_open, strlen(r->invoke_open), i);
                 tag_begins(p, 0);
             } else if (match >= 0) {
-                body_ends(p);
+                body_ends(p, i, strlen(r->stop[match]));
             }
             break;
         case C_INV:
@@ -491,7 +499,7 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
                 invoke_close(p);
             else if (match >= 0) {
                 body_ends_in_call(p, p->base + i - strlen(r->stop[match]));
-                body_ends(p);
+                body_ends(p, i, strlen(r->stop[match]));
             }
             break;
         case C_ITAG:
@@ -500,6 +508,8 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
             tp_buf *b = param ? &p->key : &p->name;
             if (p->fstate == T_BOUND) { /* `\b` after the tag's name */
                 if (is_word(s[i])) {
+                    if (!param)
+                        tp_raw_end(p);
                     p->mode = param ? C_INV : C_TOOL; /* no tag: read on */
                     break;
                 }
@@ -513,10 +523,12 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
             int np = param ? 3 : 2; /* first tag-own slot */
             used = scan(p, tm, s + i, n - i, &match, p->fstate == T_NAME ? b : NULL, &over, &last);
             if (over) { /* a name / key longer than max_name: the call is dropped */
-                if (!p->discard && !param)
+                if (!p->discard && !param) {
                     tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
-                else if (!p->discard)
-                    tp_call_fail(p, TP_ERR_BUFFER_LIMIT, off);
+                    tp_raw_end(p);
+                } else if (!p->discard) {
+                    tp_call_fail(p, TP_ERR_BUFFER_LIMIT, p->call_off); /* where the call began */
+                }
                 p->discard = 1;
                 tp_buf_clear(b);
             }
@@ -528,7 +540,7 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
                     invoke_close(p);
                 } else {
                     body_ends_in_call(p, p->base + i - strlen(r->stop[match]));
-                    body_ends(p);
+                    body_ends(p, i, strlen(r->stop[match]));
                 }
                 break;
             }
@@ -547,6 +559,8 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
                 break;
             /* match == np: `>` (T_ATTRS, T_REST) or `"` (T_NAME) */
             if (p->fstate == T_ATTRS) { /* no name before the tag's end: no tag */
+                if (!param)
+                    tp_raw_end(p);
                 p->mode = param ? C_INV : C_TOOL;
                 p->node = 0;
             } else if (p->fstate == T_NAME) {
@@ -568,8 +582,8 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
         }
         case C_VALUE:
             used = scan(p, &m->value, s + i, n - i, &match, p->discard ? NULL : &p->pending, &over, &last);
-            if (over) {
-                tp_call_fail(p, TP_ERR_BUFFER_LIMIT, off);
+            if (over) { /* reported where the call began (for any chunking) */
+                tp_call_fail(p, TP_ERR_BUFFER_LIMIT, p->call_off);
                 p->discard = 1;
                 tp_buf_clear(&p->pending);
             }
@@ -584,7 +598,7 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
                 invoke_close(p);
             } else if (match >= 0) {
                 body_ends_in_call(p, p->base + i - strlen(r->stop[match]));
-                body_ends(p);
+                body_ends(p, i, strlen(r->stop[match]));
             }
             break;
         }
@@ -617,9 +631,10 @@ static void finish(tp_parser *p)
         break;
     case C_TOOL:
         break;
-    case C_ITAG: /* a call cut off in its tag: reported, nothing to release */
+    case C_ITAG: /* a call cut off in its tag: reported (its error drops the raw record) */
         if (!p->discard)
             tp_ev_error(p, TP_ERR_UNTERMINATED, p->call_off, -1, NULL, 0);
+        tp_raw_end(p);
         break;
     default: /* inside an invoke */
         if (!p->discard)
