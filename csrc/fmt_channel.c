@@ -37,6 +37,7 @@
  * terminator held back); the call is announced when its invoke tag closes
  * with a declared name; each parameter's JSON is written when its closing
  * tag arrives (the value is typed only then: "JSON, else the string"),
+ * the object's `{` at the announcement,
  * held up to lim.max_buffer. A terminator inside a call ends the body: the
  * call is reported `unterminated` (SGLang drops it). A header is held while
  * it can still become one (bounded: lim.max_name for the first one,
@@ -324,6 +325,7 @@ static void invoke_open(tp_parser *p)
     p->first = 1;
     if (p->name.len && tp_call_open(p, p->name.data, p->name.len, p->call_off)) {
         tp_call_announce(p);
+        args_lit(p, "{"); /* the body has begun: the call's first argument byte */
         p->discard = 0;
         p->tool_id = tp_parser_find_tool(p, p->name.data, p->name.len);
     } else {
@@ -340,7 +342,7 @@ static void invoke_open(tp_parser *p)
 static void invoke_close(tp_parser *p)
 {
     if (!p->discard) {
-        args_lit(p, p->first ? "{}" : "}");
+        args_lit(p, "}");
         tp_call_close(p);
     }
     p->discard = 0;
@@ -355,7 +357,7 @@ static void value_close(tp_parser *p)
         return;
     static const uint8_t EMPTY[1] = {0};
     const uint8_t *raw = p->pending.len ? p->pending.data : EMPTY;
-    args_lit(p, p->first ? "{\"" : ", \"");
+    args_lit(p, p->first ? "\"" : ", \"");
     p->first = 0;
     tp_ev_args_escaped(p, p->key.data, p->key.len);
     args_lit(p, "\": ");

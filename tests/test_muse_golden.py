@@ -91,9 +91,9 @@ GOLDEN = {
     "unknown_tool_then_known": (UNKNOWN, [err(None, "unknown_tool", UNKNOWN.index("<atem:invoke"), "rm")]
                                 + call(0, "noop", "{}")),
     # a terminator inside a call ends the body: the call is cut off there
-    "terminator_in_value": (CUT + EOM + " after", [CallStart(0, "search"), err(0, "unterminated", len(CUT)),
+    "terminator_in_value": (CUT + EOM + " after", [CallStart(0, "search"), ArgsDelta(0, "{"), err(0, "unterminated", len(CUT)),
                                                    Text(" after")]),
-    "cut_off_in_value": (CUT, [CallStart(0, "search"), err(0, "unterminated", len(CUT))]),
+    "cut_off_in_value": (CUT, [CallStart(0, "search"), ArgsDelta(0, "{"), err(0, "unterminated", len(CUT))]),
     "cut_off_in_tag": (REFUSED_TAG, [err(None, "unterminated", REFUSED_TAG.index("<atem:invoke"))]),
 }
 test_golden_every_chunker, test_golden_every_split = golden_tests("muse", GOLDEN, TOOLS)
@@ -102,8 +102,8 @@ test_golden_every_chunker, test_golden_every_split = golden_tests("muse", GOLDEN
 def test_each_parameter_is_sent_when_it_closes():
     p = StreamParser("muse", TOOLS)
     assert p.feed(" to=search" + M + FC + '<atem:invoke name="search">\n<atem:parameter name="q">long te') == [
-        CallStart(0, "search")]
-    assert p.feed("xt</atem:parameter>\n<atem:parameter name=\"n\">2") == [ArgsDelta(0, '{"q": "long text"')]
+        CallStart(0, "search"), ArgsDelta(0, "{")]
+    assert p.feed("xt</atem:parameter>\n<atem:parameter name=\"n\">2") == [ArgsDelta(0, '"q": "long text"')]
     assert p.feed("</atem:parameter>\n</atem:invoke>") == [
         ArgsDelta(0, ', "n": 2}'), CallEnd(0, "search", '{"q": "long text", "n": 2}')]
     assert p.feed("\n" + FCE + EOM + S + "assistant to=user" + M + "ok") == [Text("ok")]
