@@ -25,20 +25,21 @@
  *    read as SGLang's regexes read them (`\b`, then the first `name="…"`
  *    with a non-empty value at a word boundary before the tag's `>`; the
  *    value may hold `>`). V is json.loads'ed, else its raw text (not
- *    stripped); a parameter not closed before `</atem:invoke>` is no
- *    parameter. Everything else in a tool channel is the template's markup
- *    (`<atem:function_calls>`, newlines) and is dropped, as SGLang drops it
- *    (docs/SEMANTICS.md "Dropped text": this format is not tiled).
+ *    stripped); `</atem:invoke>` also ends an open value (SGLang drops
+ *    such a parameter: its bytes are kept here). Everything else in a
+ *    tool channel is the template's markup (`<atem:function_calls>`,
+ *    newlines) and is dropped, as SGLang drops it (docs/SEMANTICS.md
+ *    "Dropped text": this format is not tiled).
  *  - the name is resolved against the tools as MuseGlimmerDetector resolves
  *    it: declared as written; else `f.f` is `f`; else the one declared tool
  *    with the same last dotted part.
  *
  * What streams and what is held: prose streams (a possible partial
  * terminator held back); the call is announced when its invoke tag closes
- * with a declared name; each parameter's JSON is written when its closing
- * tag arrives (the value is typed only then: "JSON, else the string"),
- * the object's `{` at the announcement,
- * held up to lim.max_buffer. A terminator inside a call ends the body: the
+ * with a declared name, the object's `{` with it; a value is held while it
+ * may still be JSON and streams as a string once it cannot be (see the
+ * values section), a JSON-like value is typed at its closing tag (held up
+ * to lim.max_buffer). A terminator inside a call ends the body: the
  * call is reported `unterminated` (SGLang drops it). A header is held while
  * it can still become one (bounded: lim.max_name for the first one,
  * lim.max_buffer for a `<|start|>` header, then it is text). Each byte is
@@ -350,17 +351,121 @@ static void invoke_close(tp_parser *p)
     p->node = 0;
 }
 
-/* json.loads of the value, else its raw text */
-static void value_close(tp_parser *p)
+/* ---- values: json.loads, else the raw text ----
+ * A value is held while it may still be JSON; once it cannot be (its
+ * first non-blank byte starts no JSON value, or a literal true / false /
+ * null goes wrong) it is a string and streams. Values that start like a
+ * JSON number, string, object or array are held to their closing tag and
+ * typed there (bounded by lim.max_buffer). NaN and Infinity are strings
+ * here (SGLang writes them back as non-JSON). */
+enum { V_LEAD, V_LIT, V_LIT_END, V_HOLD, V_STREAM };
+static const char *const LITERALS[] = {"true", "false", "null"};
+
+static int json_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static void value_key(tp_parser *p)
 {
-    if (p->discard)
-        return;
-    static const uint8_t EMPTY[1] = {0};
-    const uint8_t *raw = p->pending.len ? p->pending.data : EMPTY;
     args_lit(p, p->first ? "\"" : ", \"");
     p->first = 0;
     tp_ev_args_escaped(p, p->key.data, p->key.len);
     args_lit(p, "\": ");
+}
+
+static void value_begins(tp_parser *p)
+{
+    p->mode = C_VALUE;
+    p->node = 0;
+    p->vkind = V_LEAD;
+    tp_buf_clear(&p->pending);
+}
+
+/* the value is a string: what was held is written, the rest streams */
+static void start_stream(tp_parser *p)
+{
+    value_key(p);
+    args_lit(p, "\"");
+    if (p->pending.len)
+        tp_ev_args_escaped(p, p->pending.data, p->pending.len);
+    tp_buf_clear(&p->pending);
+    p->vkind = V_STREAM;
+}
+
+static int hold_value(tp_parser *p, const uint8_t *s, size_t n)
+{
+    if (!tp_buf_append(&p->pending, s, n))
+        return 0;
+    tp_call_fail(p, TP_ERR_BUFFER_LIMIT, p->call_off); /* where the call began (for any chunking) */
+    p->discard = 1;
+    tp_buf_clear(&p->pending);
+    return -1;
+}
+
+/* value bytes s[0:n), in order (none of them part of a closing tag) */
+static void value_bytes(tp_parser *p, const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && !p->discard) {
+        uint8_t c = s[i];
+        switch (p->vkind) {
+        case V_LEAD:
+            if (json_ws(c)) {
+                if (hold_value(p, s + i, 1))
+                    return;
+                i++;
+            } else if (c == 't' || c == 'f' || c == 'n') {
+                p->vkind = V_LIT;
+                p->fstate = c == 't' ? 0 : c == 'f' ? 1 : 2;
+                p->have_name = 0;
+            } else if (c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9')) {
+                p->vkind = V_HOLD;
+            } else {
+                start_stream(p);
+            }
+            break;
+        case V_LIT: {
+            const char *lit = LITERALS[p->fstate];
+            if (c != (uint8_t)lit[p->have_name]) {
+                start_stream(p);
+                break;
+            }
+            if (hold_value(p, s + i, 1))
+                return;
+            i++;
+            if (lit[++p->have_name] == 0)
+                p->vkind = V_LIT_END;
+            break;
+        }
+        case V_LIT_END:
+            if (!json_ws(c)) {
+                start_stream(p);
+                break;
+            }
+            if (hold_value(p, s + i, 1))
+                return;
+            i++;
+            break;
+        case V_HOLD:
+            hold_value(p, s + i, n - i);
+            return;
+        default:
+            tp_ev_args_escaped(p, s + i, n - i);
+            return;
+        }
+    }
+}
+
+/* the value's closing tag (or the invoke's: the value ends there too) */
+static void value_close(tp_parser *p)
+{
+    if (p->discard)
+        return;
+    if (p->vkind == V_STREAM) {
+        args_lit(p, "\"");
+        return;
+    }
+    static const uint8_t EMPTY[1] = {0};
+    const uint8_t *raw = p->pending.len ? p->pending.data : EMPTY;
+    value_key(p);
     size_t start = p->out.len;
     int res = tp_type_value(p->rules, TP_KIND_OTHER, 0, raw, p->pending.len, &p->js, p->lim.max_depth,
                             &p->out);
@@ -576,33 +681,36 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
                     invoke_open(p);
                 }
             } else {
-                p->mode = C_VALUE;
-                p->node = 0;
-                tp_buf_clear(&p->pending);
+                value_begins(p);
             }
             break;
         }
-        case C_VALUE:
-            used = scan(p, &m->value, s + i, n - i, &match, p->discard ? NULL : &p->pending, &over, &last);
-            if (over) { /* reported where the call began (for any chunking) */
-                tp_call_fail(p, TP_ERR_BUFFER_LIMIT, p->call_off);
-                p->discard = 1;
-                tp_buf_clear(&p->pending);
-            }
-            i += used;
-            if (match == 3) {
+        case C_VALUE: {
+            tp_scan_res sr;
+            size_t hl;
+            const uint8_t *held = tp_matcher_path(&m->value, p->node, &hl);
+            tp_matcher_scan(&m->value, &p->node, s + i, n - i, &sr);
+            if (sr.held_text)
+                value_bytes(p, held, sr.held_text);
+            if (sr.text_len)
+                value_bytes(p, s + i, sr.text_len);
+            i += sr.consumed;
+            match = sr.match;
+            if (match == 3 || match == 2) {
+                /* the invoke's closing tag ends an open value too: its
+                 * bytes are the parameter's (SGLang drops the parameter) */
                 value_close(p);
                 tp_buf_clear(&p->pending);
                 tp_buf_shrink(&p->pending, 1u << 16);
                 p->mode = C_INV;
-            } else if (match == 2) { /* the invoke ends: the parameter was not closed */
-                tp_buf_clear(&p->pending);
-                invoke_close(p);
+                if (match == 2)
+                    invoke_close(p);
             } else if (match >= 0) {
                 body_ends_in_call(p, p->base + i - strlen(r->stop[match]));
                 body_ends(p, i, strlen(r->stop[match]));
             }
             break;
+        }
         }
     }
 }

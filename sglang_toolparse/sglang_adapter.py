@@ -1128,10 +1128,10 @@ class MuseNativeDetector(NativeDetectorMixin, MuseGlimmerDetector):
     to=R<|message|>…<|eot|>`; a tool recipient's body holds
     `<atem:invoke name="N"><atem:parameter name="K">V</atem:parameter></atem:invoke>`),
     native core (csrc/fmt_channel.c): prose channels stream as text, their
-    framing dropped; each call is sent when its invoke tag closes and each
-    parameter when its closing tag arrives (values are json.loads'ed, else
-    the text, so a value is known only whole). has_tool_call looks for the
-    ATEM markers as SGLang's does."""
+    framing dropped; each call is sent when its invoke tag closes; a value
+    is json.loads'ed, else its text: a string streams as soon as it cannot
+    be JSON, a JSON value is sent at its closing tag. has_tool_call looks
+    for the ATEM markers as SGLang's does."""
 
     _tp_format = "muse"
     _tp_markers = ("<atem:invoke", "<atem:function_calls>")

@@ -46,7 +46,11 @@ REFUSED_TAG = " to=search" + M + '<atem:invoke name="sea'
 ODD_TAGS = (" to=search" + M + 'junk <atem:invokes name="noop"></atem:invoke>'
             '<atem:invoke x="1" name="" data-name="search" y>'
             '<atem:parameter xname="a">1</atem:parameter><atem:parameter id=\'2\' name="q" >a>b</atem:parameter>'
-            '<atem:parameter name="open">never closed</atem:invoke>' + EOM)
+            '</atem:invoke>' + EOM)
+# a parameter the invoke's closing tag cuts: its value ends there (SGLang drops the parameter)
+LEFT_OPEN = (" to=search" + M + '<atem:invoke name="search"><atem:parameter name="q">x</atem:parameter>'
+             '<atem:parameter name="open">never closed</atem:invoke><atem:invoke name="search">'
+             '<atem:parameter name="n">[1, 2</atem:invoke>' + EOM)
 VALUES = (" to=search" + M + '<atem:invoke name="search">'
           + "".join('<atem:parameter name="%s">%s</atem:parameter>' % kv for kv in [
               ("s", " as is \n"), ("n", " 7 "), ("o", '{"a": [1, 2.50]}'), ("q", '"quoted"'), ("e", ""),
@@ -86,26 +90,36 @@ GOLDEN = {
     # tags read as SGLang's regexes read them: `\b` after the tag name, the
     # first non-empty name="..." at a word boundary, `>` inside the value
     "odd_tags": (ODD_TAGS, call(0, "search", '{"q": "a>b"}')),
+    "param_left_open": (LEFT_OPEN, call(0, "search", '{"q": "x", "open": "never closed"}')
+                        + call(1, "search", '{"n": "[1, 2"}')),
+    # a string streams as soon as it cannot be JSON; JSON-like values are held
     "names_resolved": (NAMES, call(0, "weather.get", "{}") + call(1, "get_weather", "{}")
                        + call(2, "math.add", "{}") + call(3, "noop", "{}")),
     "unknown_tool_then_known": (UNKNOWN, [err(None, "unknown_tool", UNKNOWN.index("<atem:invoke"), "rm")]
                                 + call(0, "noop", "{}")),
     # a terminator inside a call ends the body: the call is cut off there
-    "terminator_in_value": (CUT + EOM + " after", [CallStart(0, "search"), ArgsDelta(0, "{"), err(0, "unterminated", len(CUT)),
+    "terminator_in_value": (CUT + EOM + " after", [CallStart(0, "search"), ArgsDelta(0, '{"q": "ab'),
+                                                   err(0, "unterminated", len(CUT)),
                                                    Text(" after")]),
-    "cut_off_in_value": (CUT, [CallStart(0, "search"), ArgsDelta(0, "{"), err(0, "unterminated", len(CUT))]),
+    "cut_off_in_value": (CUT, [CallStart(0, "search"), ArgsDelta(0, '{"q": "ab'), err(0, "unterminated", len(CUT))]),
+    "cut_off_in_held_value": (CUT[:-2] + "[1, 2", [CallStart(0, "search"), ArgsDelta(0, "{"),
+                                                  err(0, "unterminated", len(CUT) + 3)]),
     "cut_off_in_tag": (REFUSED_TAG, [err(None, "unterminated", REFUSED_TAG.index("<atem:invoke"))]),
 }
 test_golden_every_chunker, test_golden_every_split = golden_tests("muse", GOLDEN, TOOLS)
 
 
-def test_each_parameter_is_sent_when_it_closes():
+def test_strings_stream_json_values_are_held():
+    """A value is a string as soon as it cannot be JSON: it streams; a value
+    that may be JSON (a number here) is sent at its closing tag."""
     p = StreamParser("muse", TOOLS)
     assert p.feed(" to=search" + M + FC + '<atem:invoke name="search">\n<atem:parameter name="q">long te') == [
-        CallStart(0, "search"), ArgsDelta(0, "{")]
-    assert p.feed("xt</atem:parameter>\n<atem:parameter name=\"n\">2") == [ArgsDelta(0, '"q": "long text"')]
-    assert p.feed("</atem:parameter>\n</atem:invoke>") == [
-        ArgsDelta(0, ', "n": 2}'), CallEnd(0, "search", '{"q": "long text", "n": 2}')]
+        CallStart(0, "search"), ArgsDelta(0, '{"q": "long te')]
+    assert p.feed("xt</atem:parameter>\n<atem:parameter name=\"n\">2") == [ArgsDelta(0, 'xt"')]
+    assert p.feed("5</atem:parameter>\n<atem:parameter name=\"b\">tru") == [ArgsDelta(0, ', "n": 25')]
+    assert p.feed("e") == []  # still the literal true
+    assert p.feed("ly</atem:parameter></atem:invoke>") == [
+        ArgsDelta(0, ', "b": "truely"}'), CallEnd(0, "search", '{"q": "long text", "n": 25, "b": "truely"}')]
     assert p.feed("\n" + FCE + EOM + S + "assistant to=user" + M + "ok") == [Text("ok")]
 
 
@@ -134,6 +148,7 @@ CASES = {  # name -> (text, prose, calls)
     "blanks_kept": ("  to=user" + M + "Hi \n" + EOT + "\n" + turn("search", inv("search")) + "\n ok",
                     "Hi \n\n\n ok", [("search", "{}")]),
     "odd_tags": (ODD_TAGS, "", [("search", '{"q": "a>b"}')]),
+    "param_left_open": (LEFT_OPEN, "", [("search", '{"q": "x", "open": "never closed"}'), ("search", '{"n": "[1, 2"}')]),
     "doubled_namespace": (" to=x" + M + inv("weather.get.weather.get") + inv("search.search") + EOM, "",
                           [("weather.get", "{}"), ("search", "{}")]),
     "unknown_tool_dropped": (turn("rm", inv("rm", ("f", "1")), inv("search"), first=True), "", [("search", "{}")]),
@@ -144,6 +159,8 @@ CASES = {  # name -> (text, prose, calls)
 HEADER_BLANK = ("SGLang's one-shot parse reads a first header whose recipient has a blank as a header "
                 "(could_start_header sees <|message|> in the whole text); streamed, the blank makes it prose")
 NAN = "SGLang json.loads NaN to a float and writes it back as NaN: its arguments are not JSON"
+LEFT_OPEN_WHY = ("SGLang drops a parameter that the invoke's closing tag cuts (its regex wants "
+                 "</atem:parameter>): the model's argument is lost silently; here its value ends there")
 BIG = ("SGLang json.loads 1e400 to inf and writes Infinity: its arguments are not JSON (a number past a "
        "double keeps its digits here, as in every other format)")
 
@@ -153,13 +170,14 @@ def streamed_xfail(impl, case, chunker):
         return None
     if case == "recipient_with_blank" and M in CHUNKERS[chunker](CASES[case][0])[0]:
         return HEADER_BLANK  # the first chunk holds the whole header
-    return {"nan_value": NAN, "big_number": BIG}.get(case)
+    return {"nan_value": NAN, "big_number": BIG, "param_left_open": LEFT_OPEN_WHY}.get(case)
 
 
 def one_shot_xfail(impl, case):
     if impl != "builtin":
         return None
-    return {"recipient_with_blank": HEADER_BLANK, "nan_value": NAN, "big_number": BIG}.get(case)
+    return {"recipient_with_blank": HEADER_BLANK, "nan_value": NAN, "big_number": BIG,
+            "param_left_open": LEFT_OPEN_WHY}.get(case)
 
 
 test_one_shot_same_calls, test_streamed_calls = parity_tests("muse", CASES, PTOOLS, streamed_xfail,
