@@ -222,4 +222,7 @@ void tp_jsontag_k2_enter(tp_parser *p, uint64_t call_off);
 size_t tp_jsontag_k2_feed(tp_parser *p, const uint8_t *s, size_t n);
 void tp_jsontag_k2_finish(tp_parser *p);
 
+extern const tp_format tp_fmt_muse; /* fmt_channel.c */
+int tp_fmt_channel_init(void);
+
 #endif

@@ -45,6 +45,7 @@ static const tp_format *const FORMATS[] = {
     &tp_fmt_inkling,
     &tp_fmt_lfm2,
     &tp_fmt_k2_horizon,
+    &tp_fmt_muse,
 };
 #define NFORMATS (sizeof(FORMATS) / sizeof(FORMATS[0]))
 static const char *FORMAT_NAMES[NFORMATS + 1];
@@ -65,6 +66,8 @@ int tp_global_init(void)
     if (tp_fmt_harmony_init())
         return -1;
     if (tp_fmt_kvcall_init())
+        return -1;
+    if (tp_fmt_channel_init())
         return -1;
     for (size_t i = 0; i < NFORMATS; i++)
         FORMAT_NAMES[i] = FORMATS[i]->name;

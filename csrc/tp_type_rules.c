@@ -318,6 +318,7 @@ static const struct {
     {"kimi_k3", &tp_rules_kimi_k3},
     {"step3", &tp_rules_step3},
     {"k2_horizon", &tp_rules_k2_horizon},
+    {"muse", &tp_rules_kimi_k3}, /* MuseGlimmerDetector: json.loads, else the text */
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)

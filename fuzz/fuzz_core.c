@@ -553,7 +553,7 @@ static void compare(const trace *a, const trace *b)
 static const char *const UNTILED[] = {
     "gpt_oss", "kimi_k3", "mistral", "hunyuan",
     "hunyuan_os", "step3", "minimax_m3", "pythonic", "trinity",
-    "inkling", "lfm2", NULL};
+    "inkling", "lfm2", "muse", NULL};
 
 static int untiled(const char *name)
 {

@@ -8,8 +8,6 @@ from typing import Dict
 _PLANNED = "not native yet: planned (an open issue of this project); SGLang's detector parses it"
 
 NOT_NATIVE: Dict[str, str] = {
-    "muse": _PLANNED + " (a fixed wire format that SGLang rescans per chunk; Harmony-style channel headers "
-                       "in front of an XML-parameter body: docs/PARSERS.md)",
     "beam": "template-driven: the format is the model's response template, read at run time; "
             "SGLang's parser is linear and exact at every split (measured, docs/PARSERS.md)",
     "response_template": "template-driven: the format is the model's response template, read at run time; "

@@ -1120,3 +1120,22 @@ class K2HorizonNativeDetector(NativeDetectorMixin, K2V3Detector):
     _tp_format = "k2_horizon"
     _tp_markers = ("<ifm|tool_call>",)
     parser_name = "k2_horizon_native"
+
+
+# ---- Muse Glimmer (issue 23): recipient channels, its own engine (fmt_channel.c) ----------
+from sglang.srt.function_call.muse_glimmer_detector import MuseGlimmerDetector  # noqa: E402
+
+
+class MuseNativeDetector(NativeDetectorMixin, MuseGlimmerDetector):
+    """Muse Glimmer (` to=R<|message|>BODY<|eom|>`, `<|start|>assistant
+    to=R<|message|>…<|eot|>`; a tool recipient's body holds
+    `<atem:invoke name="N"><atem:parameter name="K">V</atem:parameter></atem:invoke>`),
+    native core (csrc/fmt_channel.c): prose channels stream as text, their
+    framing dropped; each call is sent when its invoke tag closes; a value
+    is json.loads'ed, else its text: a string streams as soon as it cannot
+    be JSON, a JSON value is sent at its closing tag. has_tool_call looks
+    for the ATEM markers as SGLang's does."""
+
+    _tp_format = "muse"
+    _tp_markers = ("<atem:invoke", "<atem:function_calls>")
+    parser_name = "muse_native"

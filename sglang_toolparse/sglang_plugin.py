@@ -91,6 +91,7 @@ NATIVE_NAMES: Dict[str, Tuple[str, Optional[str]]] = {
     "inkling_native": ("InklingNativeDetector", "inkling"),
     "lfm2_native": ("Lfm2NativeDetector", "lfm2"),
     "k2_horizon_native": ("K2HorizonNativeDetector", "k2_horizon"),
+    "muse_native": ("MuseNativeDetector", "muse"),
 }
 
 

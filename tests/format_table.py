@@ -852,3 +852,36 @@ TABLE["k2_horizon"] = FormatSpec(
         "\"nope\", \"arguments\": {}}</ifm|tool_call><ifm|tool_call>{\"name\": \"f\", \"arguments\": [1]}"
         "</ifm|tool_call><ifm|tool_call>[1]</ifm|tool_call><ifm|tool_call>{\"name\": \"f\", \"arguments\": \"{\\\"a",
     ))
+
+
+# Muse Glimmer (issue 23): recipient channels, calls in a tool recipient's body
+_MUSE = ("<|start|>", "<|message|>", "<|eom|>", "<|eot|>", "<atem:function_calls>", "</atem:function_calls>",
+         "<atem:invoke", "</atem:invoke>", "<atem:parameter", "</atem:parameter>")
+
+
+def render_muse(name: str, args, recipient: Optional[str] = None) -> str:
+    """The template's tool turn: strings as is, other values as JSON."""
+    args = json.loads(args) if isinstance(args, str) else args
+    params = "".join('<atem:parameter name="%s">%s</atem:parameter>\n'
+                     % (k, v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)) for k, v in args.items())
+    return ('<|start|>assistant to=%s<|message|><atem:function_calls>\n<atem:invoke name="%s">\n%s'
+            '</atem:invoke>\n</atem:function_calls><|eom|>' % (recipient or name, name, params))
+
+
+TABLE["muse"] = FormatSpec(
+    "muse", _MUSE + (" to=", 'name="', "self", "user", "commentary", "assistant"),
+    render_call=render_muse, block=lambda calls: "<|eom|>" + "".join(calls), json_args=False,
+    extra_seeds=(
+        # the template's turn: reasoning, a call, the answer
+        ' to=self<|message|>Check the weather.<|eom|><|start|>assistant to=get_weather<|message|>'
+        '<atem:function_calls>\n<atem:invoke name="get_weather">\n<atem:parameter name="city">Paris'
+        '</atem:parameter>\n<atem:parameter name="days">3</atem:parameter>\n</atem:invoke>\n'
+        '</atem:function_calls><|eom|><|start|>assistant to=user<|message|>Sunny.<|eot|>',
+        # attributes around the name, an empty name first, a doubled namespace, a parameter left open
+        'to=f.f<|message|>junk<atem:invoke x="1" name="" name="f.f" y><atem:parameter data-name="k">{"a": [1]}'
+        '</atem:parameter><atem:parameter name="o">open</atem:invoke><atem:invokes name="f"></atem:invoke>',
+        # a terminator inside a value, a header without a recipient, a cut-off header
+        'to=search<|message|><atem:invoke name="search"><atem:parameter name="q">a<|eom|> <|start|>assistant'
+        '<|message|>prose<atem:invoke name="f"></atem:invoke><|eot|>\n<|start|>assistant to=f',
+        '  to=a b<|message|>x<|eot|><|start|>user to=commentary<|message|>y<|eom|>z <|sta',
+    ))

@@ -87,12 +87,14 @@ srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens | literal | 'inkling' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens | literal | 'kimi_k3' | 2
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens | literal | 'mistral' | 1
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._patch_reasoning_skip_special_tokens | literal | 'muse' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'glm47' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'kimi_k3' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | compare | self.tool_call_parser == 'muse' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | literal | 'glm47' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | literal | 'k2_horizon' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | literal | 'kimi_k3' | 3
+srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | literal | 'muse' | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | passed | FunctionCallParser([], self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | passed | FunctionCallParser(effective_tools, self.tool_call_parser) | 1
 srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._process_messages | passed | FunctionCallParser(effective_tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer) | 1
@@ -121,11 +123,16 @@ srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._construct_
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request | literal | 'hunyuan' | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._is_thinking_enabled_for_request | literal | 'mistral' | 2
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._normalize_response_message_for_chat | compare | tool_call_parser == 'muse' | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._normalize_response_message_for_chat | literal | 'muse' | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._output_items | compare | self.tool_call_parser == 'muse' | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._output_items | literal | 'muse' | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._parse_text_output | passed | FunctionCallParser(chat_tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=tool_choice, prefix=request._response_parser_prefi | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._response_tools_to_chat_tools | compare | self.tool_call_parser == 'muse' | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._response_tools_to_chat_tools | literal | 'muse' | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._response_tools_to_template_tools | compare | self.tool_call_parser != 'muse' | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._response_tools_to_template_tools | literal | 'muse' | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._responses_stream_generator_non_harmony | compare | self.tool_call_parser == 'muse' | 1
+srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._responses_stream_generator_non_harmony | literal | 'muse' | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._responses_stream_generator_non_harmony | passed | FunctionCallParser(chat_tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=tool_choice, prefix=request._response_parser_prefi | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._uses_required_tool_json | passed | FunctionCallParser(chat_tools, self.tool_call_parser, tokenizer=self.tokenizer_manager.tokenizer, tool_choice=tool_choice) | 1
 srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses.create_responses | passed | BeamToolAdapter.from_request(request, tool_call_parser=self.tool_call_parser) | 1
@@ -139,6 +146,7 @@ srt/models/dots3_common/dots_omni_audio.py | OmniAudioConfig.__init__ | literal 
 srt/models/dots3_common/dots_omni_audio.py | OmniAudioModel.__init__ | literal | 'dots' | 1
 srt/models/xllm.py | XllmForCausalLM.load_weights | literal | 'k2_horizon' | 1
 srt/models/xllm.py | _validate_mova_config | literal | 'k2_horizon' | 1
+srt/multimodal/processors/muse_spark_omni.py | MuseSpark1xOmniMultimodalProcessor.preprocess_fingerprint_payload | literal | 'muse' | 1
 srt/parser/conversation.py | <module> | literal | 'mistral' | 1
 srt/parser/hunyuan_reasoning.py | uses_hunyuan_reasoning_effort | literal | 'hunyuan' | 1
 srt/parser/python_chat_template.py | <module> | literal | 'glm45' | 1
@@ -162,6 +170,7 @@ srt/parser/reasoning_parser.py | ReasoningParser | literal | 'ling3' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'mimo' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'minimax-m3' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'mistral' | 1
+srt/parser/reasoning_parser.py | ReasoningParser | literal | 'muse' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'nanbeige' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'poolside_v1' | 1
 srt/parser/reasoning_parser.py | ReasoningParser | literal | 'step3' | 1
@@ -188,6 +197,7 @@ srt/parser/reasoning_parser_names.py | <module> | literal | 'ling3' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'mimo' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'minimax-m3' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'mistral' | 1
+srt/parser/reasoning_parser_names.py | <module> | literal | 'muse' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'nanbeige' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'poolside_v1' | 1
 srt/parser/reasoning_parser_names.py | <module> | literal | 'step3' | 1
@@ -232,6 +242,7 @@ srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'ling3
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'minimax-m2' | 1
 srt/parser/template_detection.py | _architecture_auto_parsers | literal | 'minimax-m3' | 2
 srt/parser/template_detection.py | _architecture_parser_defaults | key | 'tool_call_parser' | 1
+srt/parser/template_detection.py | _architecture_parser_defaults | literal | 'muse' | 1
 srt/parser/template_detection.py | _is_mistral | literal | 'mistral' | 1
 srt/parser/template_detection.py | resolve_auto_parsers | key | 'tool_call_parser' | 5
 srt/rust_server/config.py | _build_server_args | passed | ext.ServerArgs(model_path=get_model().model_path, served_model_name=get_serving().served_model_name, tokenizer_path=scheduler.rust_server_tokenizer_path(), revi | 1
@@ -282,7 +293,7 @@ WHY = {
     'srt/entrypoints/openai/serving_chat.py | OpenAIServingChat._tool_call_parsing_active': 'detector.parses_without_tools() by name (probe: parses_without_tools)',
     'srt/entrypoints/openai/serving_deepseek_recipe.py | DeepSeekRecipeChatEncodingAdapter.__init__': 'recipe start-up rule: parses output itself for its own tool parser name, refuses other names next to its reasoning parser (probe: recipe_startup)',
     'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._construct_input_messages': "passes the served name on for the 'muse' check (sees X)",
-    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._normalize_response_message_for_chat': "compares with 'muse' (not a family we ship; sees X)",
+    'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._normalize_response_message_for_chat': "compares with 'muse' (sees X: muse_native is served as 'muse')",
     'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._output_items': "compares with 'muse' (sees X)",
     'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._parse_text_output': 'FunctionCallParser by served name: our class under X (probe: detector)',
     'srt/entrypoints/openai/serving_responses.py | OpenAIServingResponses._response_tools_to_chat_tools': "compares with 'muse' (sees X)",
@@ -300,6 +311,7 @@ WHY = {
     'srt/parser/response_template.py | tool_close_tokens': 'detector class by name (probe: close_tokens, response_template)',
     'srt/parser/template_detection.py | <module>': "template rules that pick builtin names for 'auto' (probe: auto)",
     'srt/parser/template_detection.py | _architecture_auto_parsers': "architecture defaults for 'auto' are builtin names (probe: auto)",
+    'srt/multimodal/processors/muse_spark_omni.py | MuseSpark1xOmniMultimodalProcessor.preprocess_fingerprint_payload': "'muse' is a payload key of the Muse Spark image processor, not the tool parser",
     'srt/parser/template_detection.py | _architecture_parser_defaults': 'fills a missing parser from the architecture (muse only); a _native name is never missing',
     'srt/parser/template_detection.py | resolve_auto_parsers': "'auto' detection writes a builtin name (probe: auto)",
     'srt/rust_server/config.py | _build_server_args': 'Rust server mode gets the served name X and parses with its own Rust parser: our detector is bypassed there (docs/SERVING.md)',

@@ -177,7 +177,10 @@ UNTILED = {"gpt_oss", "kimi_k3", "mistral",
            "pythonic",
            # formats that landed with the check: Inkling's message framing,
            # an LFM2 block holding an empty list
-           "inkling", "lfm2"}
+           "inkling", "lfm2",
+           # Muse's channel headers and terminators, and a tool channel's
+           # markup outside its invokes (dropped, as SGLang drops them)
+           "muse"}
 
 
 def check_tiled(fmt, b, events):

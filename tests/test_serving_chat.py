@@ -444,6 +444,14 @@ CANNED["k2_horizon"] = PROSE + _TABLE["k2_horizon"].block(
 SPECIAL_TOKENS["k2_horizon"] = ("<ifm|tool_calls>", "</ifm|tool_calls>", "<ifm|tool_call>", "</ifm|tool_call>",
                                 "<ifm|arg_key>", "</ifm|arg_key>", "<ifm|arg_value>", "</ifm|arg_value>")
 
+# Muse Glimmer (issue 23), as its chat template writes a turn: the prose as a
+# `to=user` channel (the model's first header), each call its own tool turn
+from format_table import render_muse  # noqa: E402
+
+CANNED["muse"] = " to=user<|message|>" + PROSE + "<|eom|>" + "".join(
+    render_muse(n, json.dumps(a)) for n, a in EXPECTED_CALLS)
+SPECIAL_TOKENS["muse"] = ("<|start|>", "<|message|>", "<|eom|>", "<|eot|>")
+
 
 def _cases(kind):
     for native, (_cls, builtin) in sorted(NATIVE_NAMES.items()):

@@ -406,6 +406,22 @@ def render_k2_horizon(prose: str, calls: Sequence[Call]) -> str:
         for k, v in a.items())) for n, a in calls) + "\n</ifm|tool_calls>"
 
 
+def render_muse(prose: str, calls: Sequence[Call]) -> str:
+    """Muse Glimmer, as its chat template writes a turn (the prompt ends at
+    `<|start|>assistant`): the prose as a ` to=user` channel, each call as
+    a tool turn `<|start|>assistant to=NAME<|message|><atem:function_calls>\n
+    <atem:invoke name="NAME">\n<atem:parameter name="K">V</atem:parameter>\n...
+    </atem:invoke>\n</atem:function_calls><|eom|>` (strings as is, other
+    values as JSON); the model's first header has no `<|start|>assistant`."""
+    out = " to=user<|message|>%s<|eom|>" % prose if prose else ""
+    for n, a in calls:
+        params = "".join('<atem:parameter name="%s">%s</atem:parameter>\n' % (k, _glm_value(v)) for k, v in a.items())
+        head = "<|start|>assistant" if out else ""
+        out += ('%s to=%s<|message|><atem:function_calls>\n<atem:invoke name="%s">\n%s</atem:invoke>\n'
+                "</atem:function_calls><|eom|>" % (head, n, n, params))
+    return out
+
+
 RENDERERS: Dict[str, Renderer] = {
     "kimi_k2": render_kimi_k2,
     "qwen3_coder": render_qwen3_coder,
@@ -448,6 +464,7 @@ RENDERERS: Dict[str, Renderer] = {
     "inkling": render_inkling,
     "lfm2": render_lfm2,
     "k2_horizon": render_k2_horizon,
+    "muse": render_muse,
 }
 
 
@@ -647,6 +664,7 @@ SPECIAL_TOKENS: Dict[str, Tuple[str, ...]] = {
     "k2_horizon": ("<ifm|tool_calls>", "</ifm|tool_calls>", "<ifm|tool_call>", "</ifm|tool_call>", "<ifm|arg_key>",
                    "</ifm|arg_key>", "<ifm|arg_value>", "</ifm|arg_value>"),
     "k2_horizon_json": ("<ifm|tool_calls>", "</ifm|tool_calls>", "<ifm|tool_call>", "</ifm|tool_call>"),
+    "muse": ("<|start|>", "<|message|>", "<|eom|>", "<|eot|>"),
 }
 
 
