@@ -462,6 +462,7 @@ static void open_block(tp_parser *p, const glm_row *r, size_t at)
     }
     go_home(p, r);
     p->fstate = FS_OPEN;
+    p->trailing_reported = 0; /* a </tool_call> in it closes no prose tag of before */
 }
 
 /* Prose at stream offset `at` in a block whose record is still the

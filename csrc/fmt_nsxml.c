@@ -192,8 +192,10 @@ static void not_a_call(tp_parser *p, const nx_row *r)
     p->mode = M_TEXT;
     p->node = 0;
     tp_raw_end(p);
-    tp_text(p, (const uint8_t *)r->ns, strlen(r->ns));
-    tp_text(p, p->pending.data, p->pending.len);
+    /* at their stream offsets (p->call_off: the NS's), so blanks it ends
+     * with that a call's marker follows are known to be next to it */
+    tp_text_at(p, (const uint8_t *)r->ns, strlen(r->ns), p->call_off);
+    tp_text_at(p, p->pending.data, p->pending.len, p->call_off + strlen(r->ns));
     tp_buf_clear(&p->pending);
 }
 
@@ -556,6 +558,7 @@ static void nx_feed(tp_parser *p, const uint8_t *s, size_t n)
             i += tp_scan_text(p, &r->text_m, s + i, n - i, &match);
             if (match == 0) {
                 tp_raw_begin(p, r->ns, nsl, i);
+                p->call_off = p->base + i - nsl; /* (invoke_begins sets it again) */
                 p->mode = M_OPEN;
                 p->nx_pos = 0;
                 tp_buf_clear(&p->pending);
