@@ -20,6 +20,13 @@
  * no call are bad_markup carrying them), hands a JSON body to
  * fmt_jsontag.c's k2_horizon row (its template's json dialect) and reads
  * think blocks that lead the stream as text.
+ * A block tag that no call stands next to is markup of no call, reported
+ * with its bytes (bad_markup): a block that closes with no call in it (the
+ * whole block), an opener followed by prose (the opener and the blanks
+ * after it), a closer or stray end tag after prose (the tag); a block cut
+ * off before its first call is text (and "unterminated"), as a call cut
+ * off before its announcement is; a partial tag the stream ends with after
+ * a call is "unterminated" with those bytes.
  *
  * Values are raw text whose JSON type comes from the tool's schema,
  * compiled once per tool list into a kind per parameter (tp_types.h). This
@@ -58,6 +65,10 @@ enum {
     M_THINK,     /* inside a think block that leads the stream (k2_horizon): text */
 };
 enum { VK_DROP, VK_RAW, VK_STREAM };
+/* fstate in M_BLOCK: prose began (blanks are then text, not formatting);
+ * block rows: the raw record (p->raw_on) is the block's, from its opener,
+ * with nothing but blanks (and markup of no call) since */
+enum { FS_PROSE = 1, FS_OPEN = 2 };
 
 /* marker indices of each matcher (the block ones only in a block row) */
 enum { T_OPEN, T_STRAY, T_GOPEN, T_GCLOSE, T_THINK }; /* text_m: call (block) opener, stray closer; an optional
@@ -208,6 +219,8 @@ static void args_lit(tp_parser *p, const char *s)
 /* A <tool_call> tag. Until its name shows whether it opens a call, every
  * byte after it is kept raw in `pending`; the whitespace before it stays
  * held by the text layer. */
+static int block_record(const tp_parser *p) { return (p->fstate & FS_OPEN) && p->raw_on; }
+
 static void start_call(tp_parser *p, uint64_t off)
 {
     const glm_row *r = row_of(p);
@@ -217,8 +230,10 @@ static void start_call(tp_parser *p, uint64_t off)
     } else {
         if (p->fgroup == 2)
             p->fgroup = 1;
-        /* the tag ended at chunk index off + tag_len - base: recorded from there */
-        tp_raw_begin(p, r->call_open, tag_len, (size_t)(off + tag_len - p->base));
+        /* the tag ended at chunk index off + tag_len - base: recorded from there
+         * (a block's first call: on from the block's opener) */
+        if (!block_record(p))
+            tp_raw_begin(p, r->call_open, tag_len, (size_t)(off + tag_len - p->base));
     }
     p->mode = M_NAME;
     p->have_name = 0; /* a blank followed the name's first bytes */
@@ -477,6 +492,40 @@ static void group_made_no_call(tp_parser *p, uint64_t at)
     tp_ev_error(p, TP_ERR_BAD_MARKUP, at, -1, (const uint8_t *)"a group opener with no call", 27);
 }
 
+/* A block's opener (a row with a wrapper block) ended at chunk index `at`:
+ * recorded from there, as a call's first marker is, until a call or prose
+ * shows what it was (an opener while the block's record is on joins it). */
+static void open_block(tp_parser *p, const glm_row *r, size_t at)
+{
+    if (!block_record(p)) {
+        tp_raw_begin(p, r->block_open, strlen(r->block_open), at);
+        tp_text_call_starts(p); /* the whitespace held before it is in the record */
+    }
+    go_home(p, r);
+    p->fstate = FS_OPEN;
+    p->trailing_reported = 0; /* a </tool_call> in it closes no prose tag of before */
+}
+
+/* Prose at stream offset `at` in a block whose record is still the
+ * block's: its opener (with the blanks after it) made no call. */
+static void opener_no_call(tp_parser *p, uint64_t at)
+{
+    p->fstate &= (uint8_t)~FS_OPEN;
+    /* the whitespace held before the opener stays prose, as before a
+     * stray end tag */
+    size_t k = p->raw_skip;
+    while (k < p->raw.len && tp_is_ws(p->raw.data[k]))
+        k++;
+    if (k > p->raw_skip && !p->raw_over) {
+        tp_text_at(p, p->raw.data + p->raw_skip, k - p->raw_skip, p->raw_off);
+        tp_text_flush_ws(p);
+        p->raw_off += k - p->raw_skip;
+        p->raw_skip = k;
+    }
+    tp_ev_error(p, TP_ERR_BAD_MARKUP, at, -1, (const uint8_t *)"markup that makes no call", 25);
+    tp_drop_error(p, at); /* its dropped text ends where the prose begins */
+}
+
 /* The call opener turned out to be prose: it and the bytes after it are
  * text, and a partial marker held at this point is scanned as text would
  * (in a block, where the opener and what follows are text, it is text). */
@@ -491,12 +540,15 @@ static void prose_tag(tp_parser *p, const glm_row *r, size_t at)
         uint64_t here = p->base + at;
         tp_drop_end(p, at, here > p->call_off ? (size_t)(here - p->call_off) : 0);
     }
-    tp_raw_end(p);
+    if (block_record(p))
+        opener_no_call(p, p->call_off);
+    else
+        tp_raw_end(p);
     tp_text(p, (const uint8_t *)r->call_open, strlen(r->call_open));
     tp_text(p, p->pending.data, p->pending.len);
     tp_buf_clear(&p->pending);
     go_home(p, r);
-    p->fstate = 1;
+    p->fstate = FS_PROSE;
     p->trailing_reported = 1; /* a </tool_call> after it is prose too */
     if (hl && !r->block_open && !p->fgroup)
         tp_scan_text(p, &r->text_m, held, hl, &match);
@@ -507,16 +559,17 @@ static void prose_tag(tp_parser *p, const glm_row *r, size_t at)
 /* prose inside a block: blanks after its opener or a call are formatting */
 static void block_text(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
-    const uint8_t *s0 = s;
-    if (!p->fstate) {
+    if (!(p->fstate & FS_PROSE)) {
         while (n && tp_is_ws(*s))
-            s++, n--;
+            s++, n--, off++;
         if (!n)
             return;
-        p->fstate = 1;
+        if (block_record(p))
+            opener_no_call(p, off);
+        p->fstate = FS_PROSE;
     }
     if (p->fgroup == 2)
-        group_made_no_call(p, off + (uint64_t)(s - s0)); /* (the text ends its dropped text) */
+        group_made_no_call(p, off); /* (the text ends its dropped text) */
     tp_text(p, s, n);
 }
 
@@ -601,7 +654,7 @@ static size_t glm_feed_upto(tp_parser *p, const glm_row *r, const uint8_t *s, si
                     p->vkind = (uint8_t)(match - T_THINK);
                 }
             } else if (match == T_OPEN && r->block_open)
-                go_home(p, r); /* the block's opener: markup */
+                open_block(p, r, i); /* the block's opener: markup */
             else if (match == T_OPEN)
                 start_call(p, p->base + i - open_len);
             else if (match == T_STRAY && (p->trailing_reported || r->ws_text) && !r->block_open)
@@ -627,7 +680,14 @@ static size_t glm_feed_upto(tp_parser *p, const glm_row *r, const uint8_t *s, si
                 tp_text_flush_ws(p); /* blanks after prose in the group: text */
             if (match == B_CALL)
                 start_call(p, p->base + i - open_len);
-            else if (match == B_END) {
+            else if (match == B_END && r->block_open && block_record(p)) { /* a block with no call */
+                tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, (const uint8_t *)"a block with no call", 20);
+                p->mode = M_TEXT;
+            } else if (match == B_END && r->block_open && (p->fstate & FS_PROSE)) { /* after prose: no call's */
+                p->after_call = 1; /* the blanks before it: the template's, with it */
+                tp_stray_markup(p, r->block_m.patlen[match], i);
+                p->mode = M_TEXT;
+            } else if (match == B_END) {
                 if (p->fgroup == 2) /* a group with no call: markup of no call, the whole group */
                     tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, (const uint8_t *)"a group with no call", 20);
                 else if (r->group_open && p->fstate) /* after prose in the group: it closes no call */
@@ -640,12 +700,17 @@ static size_t glm_feed_upto(tp_parser *p, const glm_row *r, const uint8_t *s, si
                 if (p->fgroup == 2)
                     group_made_no_call(p, p->base + i - r->block_m.patlen[match]);
                 closer_text(p, r, i);
-                p->fstate = 1; /* text in the group: the blanks after it are text */
+                if (r->group_open)
+                    p->fstate = 1; /* text in the group: the blanks after it are text */
+            } else if (match == B_STRAY && r->block_open && !block_record(p)) { /* closes nothing */
+                tp_stray_markup(p, r->block_m.patlen[match], i);
             } else if (match == B_NESTED && r->group_open && p->fgroup != 2) {
                 /* another group opener (after a call or prose): the next call's record */
                 tp_raw_begin(p, r->group_open, strlen(r->group_open), i);
                 p->fgroup = 2;
                 p->fstate = 0;
+            } else if (match == B_NESTED && r->block_open) {
+                open_block(p, r, i); /* another opener: read as a block's */
             }
             break;
         case M_NAME:
@@ -750,17 +815,21 @@ static void glm_finish(tp_parser *p)
         tp_release_held(p, &r->think_m);
         break;
     case M_BLOCK:
-        if (p->fgroup == 2) { /* a group cut off before its first call: its text is text */
+        if (p->fgroup == 2 || (r->block_open && block_record(p))) {
+            /* a group or block cut off before its first call: its text is text */
             p->node = 0;
             tp_call_unterminated(p);
-        } else if (r->group_open) { /* a partial tag: text, as after prose */
-            tp_release_held(p, &r->block_m);
-        } else {
-            p->node = 0; /* a partial tag: markup, not prose */
+        } else if (r->group_open || (r->block_open && (p->fstate & FS_PROSE))) {
+            tp_release_held(p, &r->block_m); /* a partial tag (in a block: after prose): text */
+        } else if (r->block_open && p->node) { /* after a call: markup of no call */
+            size_t hl;
+            const uint8_t *held = tp_matcher_path(&r->block_m, p->node, &hl);
+            tp_drop_held_at_end(p, TP_ERR_UNTERMINATED, held, hl);
         }
+        p->node = 0; /* a partial tag: markup, not prose */
         break;
     case M_SKIP:
-        p->node = 0; /* a partial tag: markup, not prose */
+        p->node = 0; /* a partial tag: markup (the skip's error holds it) */
         break;
     case M_NAME: /* <tool_call> and a name cut off: a call */
         tp_text_call_starts(p);

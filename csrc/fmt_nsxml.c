@@ -21,6 +21,11 @@
  *    the same name does not end it); NS</invoke> and NS</tool_call> end it
  *    at any level (closing tags the model left out are tolerated). Inside an invoke, other bytes between tags are ignored;
  *    between invokes, non-blank bytes are prose (text).
+ *  - Between invokes, a tag that opens no invoke (NS<x>, a stray NS</x>,
+ *    an NS with no tag after it) is markup of no call, reported with its
+ *    bytes (bad_markup); so is NS</tool_call> after prose (with the blanks
+ *    before it). A partial NS or tag the stream ends with after a call is
+ *    "unterminated" with those bytes; after prose, a partial NS is prose.
  *
  * What streams and what is held:
  *  - The call is announced at its first complete parameter tag, or at the
@@ -187,8 +192,10 @@ static void not_a_call(tp_parser *p, const nx_row *r)
     p->mode = M_TEXT;
     p->node = 0;
     tp_raw_end(p);
-    tp_text(p, (const uint8_t *)r->ns, strlen(r->ns));
-    tp_text(p, p->pending.data, p->pending.len);
+    /* at their stream offsets (p->call_off: the NS's), so blanks it ends
+     * with that a call's marker follows are known to be next to it */
+    tp_text_at(p, (const uint8_t *)r->ns, strlen(r->ns), p->call_off);
+    tp_text_at(p, p->pending.data, p->pending.len, p->call_off + strlen(r->ns));
     tp_buf_clear(&p->pending);
 }
 
@@ -221,16 +228,33 @@ static size_t open_bytes(tp_parser *p, const nx_row *r, const uint8_t *s, size_t
 /* One byte of a tag after its NS (M_BTAG / M_ITAG; p->nx_pos: 0 before its
  * `<`, else 1). The tag's text goes to p->key. Returns 0 when the byte was
  * not the tag's (it is read again by the caller's mode). */
+/* Between invokes: the tag read so far (NS, blanks, `<` and its text, the
+ * bytes of p->pending; `extra` bytes more, the last ones read) ended at
+ * chunk index `at` and opens no invoke: markup of no call. */
+static void btag_no_call(tp_parser *p, const nx_row *r, size_t extra, size_t at)
+{
+    size_t len = strlen(r->ns) + p->nx_ns + p->nx_pos + p->key.len + extra;
+    p->mode = M_BLOCK;
+    p->node = 0;
+    tp_stray_markup(p, len, at);
+}
+
 static int tag_byte(tp_parser *p, const nx_row *r, uint8_t c, size_t i, uint64_t off)
 {
     int inv = p->mode == M_ITAG;
     uint8_t back = inv ? M_INV : M_BLOCK;
+    if (!inv && tp_buf_push(&p->pending, c))
+        p->nx_lt = 1; /* (over max_buffer: a cut-off tag is reported without its bytes) */
     if (p->nx_pos == 0) {
         if (tp_is_ws(c) && p->nx_ns < NX_BLANKS_MAX) {
             p->nx_ns++; /* blanks after the NS */
             return 1;
         }
         if (c != '<') {
+            if (!inv) { /* an NS with no tag after it */
+                btag_no_call(p, r, 0, i);
+                return 0;
+            }
             p->mode = back;
             p->node = 0;
             return 0;
@@ -241,6 +265,10 @@ static int tag_byte(tp_parser *p, const nx_row *r, uint8_t c, size_t i, uint64_t
     }
     if (c != '>') {
         if (c == (uint8_t)r->ns[0] || c == '<') { /* no tag: markup is dropped */
+            if (!inv) {
+                btag_no_call(p, r, 0, i);
+                return 0;
+            }
             p->mode = back;
             p->node = 0;
             return 0;
@@ -248,6 +276,8 @@ static int tag_byte(tp_parser *p, const nx_row *r, uint8_t c, size_t i, uint64_t
         if (tp_buf_push(&p->key, c)) {
             if (inv)
                 fail(p, TP_ERR_BUFFER_LIMIT, off);
+            else
+                btag_no_call(p, r, 1, i + 1);
             p->mode = back;
             p->node = 0;
             return 1;
@@ -258,6 +288,12 @@ static int tag_byte(tp_parser *p, const nx_row *r, uint8_t c, size_t i, uint64_t
                 end_invoke(p); /* the previous invoke was not closed */
             const char *marker = r->open_seq + strlen(r->block_open); /* NS "<" invoke_tag */
             size_t ml = r->open_len - strlen(r->block_open);
+            if (!inv && p->nx_lt == 0) { /* as written, blanks after the NS included */
+                marker = (const char *)p->pending.data;
+                ml = p->pending.len;
+            } else if (!inv) { /* (not kept: recorded from the tag's `<`) */
+                ml -= strlen(r->ns);
+            }
             tp_raw_begin(p, marker, ml, i + 1);
             invoke_begins(p, off + 1 - ml);
         }
@@ -274,17 +310,23 @@ static int tag_byte(tp_parser *p, const nx_row *r, uint8_t c, size_t i, uint64_t
         if (eq(nm, nl, r->block_end)) {
             if (inv)
                 end_invoke(p);
+            else if (p->fstate) { /* after prose: the block's end closes no call */
+                p->after_call = 1; /* the blanks before it: the template's, with it */
+                btag_no_call(p, r, 1, i + 1);
+            }
             p->mode = M_TEXT;
         } else if (inv && eq(nm, nl, r->invoke_end)) {
             end_invoke(p);
             p->mode = M_BLOCK;
+        } else if (!inv) {
+            btag_no_call(p, r, 1, i + 1); /* a stray closing tag */
         } else {
             p->mode = back; /* a stray closing tag */
         }
         return 1;
     }
     if (!inv) {
-        p->mode = M_BLOCK; /* a tag that is no invoke: dropped */
+        btag_no_call(p, r, 1, i + 1); /* a tag that is no invoke */
         return 1;
     }
     /* a parameter: its key, blanks stripped */
@@ -516,6 +558,7 @@ static void nx_feed(tp_parser *p, const uint8_t *s, size_t n)
             i += tp_scan_text(p, &r->text_m, s + i, n - i, &match);
             if (match == 0) {
                 tp_raw_begin(p, r->ns, nsl, i);
+                p->call_off = p->base + i - nsl; /* (invoke_begins sets it again) */
                 p->mode = M_OPEN;
                 p->nx_pos = 0;
                 tp_buf_clear(&p->pending);
@@ -531,6 +574,8 @@ static void nx_feed(tp_parser *p, const uint8_t *s, size_t n)
                 p->nx_pos = 0;
                 p->nx_ns = 0;
                 tp_buf_clear(&p->key);
+                tp_buf_clear(&p->pending); /* the tag's bytes, from its NS */
+                p->nx_lt = tp_buf_append(&p->pending, r->ns, nsl) ? 1 : 0;
             }
             break;
         case M_INV:
@@ -590,12 +635,23 @@ static void nx_finish(tp_parser *p)
         not_a_call(p, r);
         break;
     case M_BLOCK: /* the calls are complete; a partial NS after prose is prose */
-        if (p->fstate)
+        if (p->fstate) {
             tp_release_held(p, &r->ns_m);
+        } else if (p->node) { /* after a call: markup of no call */
+            size_t hl;
+            const uint8_t *held = tp_matcher_path(&r->ns_m, p->node, &hl);
+            tp_drop_held_at_end(p, TP_ERR_UNTERMINATED, held, hl);
+        }
         p->node = 0;
         break;
-    case M_BTAG:
+    case M_BTAG: /* a tag cut off: markup of no call */
         p->node = 0;
+        if (p->fstate)
+            tp_text_flush_ws(p); /* blanks after prose: prose */
+        if (p->nx_lt == 0)
+            tp_drop_held_at_end(p, TP_ERR_UNTERMINATED, p->pending.data, p->pending.len);
+        else
+            tp_ev_error(p, TP_ERR_UNTERMINATED, p->base, -1, NULL, 0);
         break;
     default: /* end of stream inside an invoke: reported; one not announced yet is text */
         p->node = 0;

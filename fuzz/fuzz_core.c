@@ -551,8 +551,7 @@ static void compare(const trace *a, const trace *b)
  * still consume some markup of no call silently (docs/SEMANTICS.md,
  * "Dropped text"). */
 static const char *const UNTILED[] = {
-    "gpt_oss", "kimi_k3", "mistral", "hunyuan",
-    "hunyuan_os", "step3", "minimax_m3", "pythonic", "trinity",
+    "gpt_oss", "kimi_k3", "mistral", "step3", "pythonic", "trinity",
     "inkling", "lfm2", "muse", NULL};
 
 static int untiled(const char *name)

@@ -885,3 +885,21 @@ TABLE["muse"] = FormatSpec(
         '<|message|>prose<atem:invoke name="f"></atem:invoke><|eot|>\n<|start|>assistant to=f',
         '  to=a b<|message|>x<|eot|><|start|>user to=commentary<|message|>y<|eom|>z <|sta',
     ))
+
+# Block markup of no call (issue 18, tiling): Hunyuan's empty, prose-only
+# and cut-off blocks, stray tags in a block, a partial tag after a call;
+# MiniMax-M3 tags between invokes that open none, a partial tag at the end
+for _sfx, _fmt in (("", "hunyuan"), (":opensource", "hunyuan_os")):
+    _t = {n: "<%s%s>" % (n, _sfx) for n in ("tool_calls", "tool_call", "tool_sep")}
+    _c = {n: "</" + v[1:] for n, v in _t.items()}
+    TABLE[_fmt] = replace(TABLE[_fmt], extra_seeds=TABLE[_fmt].extra_seeds + (
+        "a " + _t["tool_calls"] + "\n" + _c["tool_calls"] + " b " + _t["tool_calls"] + "\nnote\n" + _c["tool_calls"]
+        + " c " + _t["tool_calls"] + " " + _t["tool_call"] + "x y" + _c["tool_call"] + _c["tool_calls"],
+        _t["tool_calls"] + "\n" + _t["tool_call"] + "f" + _t["tool_sep"] + "\n" + _c["tool_call"] + "\n" + _c["tool_call"]
+        + "\nx\n" + _t["tool_calls"] + "\n" + _t["tool_call"] + "nope" + _c["tool_call"] + "\n" + _c["tool_calls"][:-3],
+    ))
+TABLE["minimax_m3"] = replace(TABLE["minimax_m3"], extra_seeds=TABLE["minimax_m3"].extra_seeds + (
+    _M3[0] + "\n" + _M3[2] + 'f">' + _M3[3] + "\n" + M3_NS + "<zz>" + M3_NS + "</q> x " + M3_NS + " y\n" + M3_NS
+    + ' <invoke name="nope">' + _M3[3] + "\n" + _M3[1],
+    _M3[0] + "\n" + _M3[2] + 'f">' + _M3[3] + "\n" + M3_NS + " </tool_ca",
+))

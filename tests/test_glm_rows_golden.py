@@ -10,6 +10,8 @@ from glm_rows import ROWS
 from golden import call, err, golden_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, StreamParser, Text, parse
 
+NO_CALL = "markup that makes no call"
+
 SCHEMA = {
     "type": "object",
     "properties": {
@@ -141,9 +143,11 @@ SPECIFIC = {
             "<tool_calls><tool_call>get_weather<arg_key>days</arg_key><arg_value>3</arg_value></tool_call>"
             "<tool_call>noop</tool_call></tool_calls>",
             call(0, "get_weather", '{"days": 3}') + call(1, "noop", "{}")),
+        # the opener no call stands next to (prose follows it) is markup of
+        # no call, reported with its bytes (docs/SEMANTICS.md, "Dropped text")
         "prose_inside_the_block_is_text": (
             "<tool_calls>\nnote\n<tool_call>noop<tool_sep>\n</tool_call>\n</tool_calls>\nDone.",
-            [Text("note")] + call(0, "noop", "{}") + [Text("\nDone.")]),
+            [err(None, "bad_markup", 13, NO_CALL), Text("note")] + call(0, "noop", "{}") + [Text("\nDone.")]),
         # an undeclared key is a string (its schema defaults to string): streamed raw
         "undeclared_key_is_a_string": (
             "<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>extra</arg_key>\n<arg_value>[1, 2]</arg_value>\n"
@@ -151,7 +155,8 @@ SPECIFIC = {
             call(0, "get_weather", '{"extra": "[1, 2]", "days": 7}')),
         "prose_call_tag_inside_the_block_is_text": (
             "<tool_calls>\nuse the <tool_call> tag, then </tool_call>.\n</tool_calls>",
-            [Text("use the <tool_call> tag, then </tool_call>.")]),
+            [err(None, "bad_markup", 13, NO_CALL), Text("use the <tool_call> tag, then </tool_call>."),
+             err(None, "bad_markup", 56, NO_CALL)]),
         "bare_tags_are_text_for_the_suffixed_row_and_back": (
             "<tool_calls:opensource>x</tool_calls:opensource>", [Text("<tool_calls:opensource>x</tool_calls:opensource>")]),
     },
