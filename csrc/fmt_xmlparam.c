@@ -356,12 +356,15 @@ static void not_a_call(tp_parser *p, const xml_spelling *sp)
     p->mode = M_TEXT;
     p->node = 0;
     tp_raw_end(p);
+    const size_t bl = strlen(sp->block_open);
+    /* at their stream offsets (p->call_off: the opener's), so blanks it
+     * ends with that a call's marker follows are known to be next to it */
     if (!p->have_name)
-        tp_text(p, (const uint8_t *)sp->block_open, strlen(sp->block_open));
+        tp_text_at(p, (const uint8_t *)sp->block_open, bl, p->call_off);
     else if (p->have_name == 2)
-        tp_block_markup(p, sp->block_open, strlen(sp->block_open), p->call_off);
+        tp_block_markup(p, sp->block_open, bl, p->call_off);
     p->have_name = 0;
-    tp_text(p, p->pending.data, p->pending.len);
+    tp_text_at(p, p->pending.data, p->pending.len, p->call_off + bl);
     tp_buf_clear(&p->pending);
     /* an invoke opener prefix cannot hold a whole block opener: no match */
     tp_scan_text(p, &sp->text_m, (const uint8_t *)sp->invoke_open, p->fstate, &match);

@@ -742,6 +742,13 @@ DROPPED = [
     # K2 Horizon's group tags that make no call (issue 18): a group with no
     # call, an opener before prose, a closer after prose, a stray closer; a
     # refused first call's text starts at the group opener
+    # a Qwen3-Coder block opener that is prose, then blanks and a refused
+    # block: the blanks go with the refused block's text (they were in
+    # nothing: text at unknown offsets)
+    ("qwen3-coder-prose-opener-blank-then-refused-block", "qwen3_coder",
+     "a<tool_call> <tool_call>\n<function=nope>\n<parameter=x>1</parameter>\n</function>\n</tool_call> b", {},
+     "a<tool_call> b", [],
+     [("unknown_tool", " <tool_call>\n<function=nope>\n<parameter=x>1</parameter>\n</function>\n</tool_call>")]),
     ("k2-group-no-call", "k2_horizon", "a <ifm|tool_calls>\n </ifm|tool_calls>\nb", {}, "a \nb", [],
      [("bad_markup", "<ifm|tool_calls>\n </ifm|tool_calls>")]),
     ("k2-group-opener-then-prose", "k2_horizon", "a <ifm|tool_calls>\n  hi </ifm|tool_calls>", {}, "a hi ", [],
