@@ -35,6 +35,11 @@ typedef enum {
                            * a call's), from stream byte `offset`; call: the
                            * error's call (or -1). It follows its TP_EV_ERROR,
                            * emitted where the format resumes (tp_dropped.c). */
+    TP_EV_MARKUP = 9,     /* span: model bytes that are markup of the message, not
+                           * of a call (framing tokens the reference decoder and
+                           * SGLang take out of the text: Llama 4's
+                           * <|python_start|>), from stream byte `offset`; neither
+                           * text, nor a call's, nor an error's (tp_ev_markup) */
 } tp_event_type;
 
 typedef struct {

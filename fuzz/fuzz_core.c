@@ -350,6 +350,14 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
         CHECK(g_filtered || memcmp(g_input + e->offset, span, e->len) == 0,
               "dropped text at %llu is not the input's bytes there", (unsigned long long)e->offset);
         break;
+    case TP_EV_MARKUP: /* the message's framing: the input's bytes at their offset, never in a call */
+        CHECK(e->len > 0 && e->offset <= total && e->len <= total - e->offset,
+              "markup at %llu (%zu bytes) past the stream (%llu)", (unsigned long long)e->offset, e->len,
+              (unsigned long long)total);
+        CHECK(g_filtered || memcmp(g_input + e->offset, span, e->len) == 0,
+              "markup at %llu is not the input's bytes there", (unsigned long long)e->offset);
+        CHECK(t->open < 0, "markup while call %d is open", t->open);
+        break;
     default:
         CHECK(0, "unknown event type %d", e->type);
     }
@@ -363,7 +371,7 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
     if (t->n) {
         rec *last = &t->r[t->n - 1];
         if (((e->type == TP_EV_TEXT || e->type == TP_EV_ARGS || e->type == TP_EV_REASONING) ||
-             (e->type == TP_EV_DROPPED && last->offset + last->data.len == e->offset)) &&
+             ((e->type == TP_EV_DROPPED || e->type == TP_EV_MARKUP) && last->offset + last->data.len == e->offset)) &&
             last->type == e->type && last->call == e->call) {
             must(tp_buf_append(&last->data, span, e->len) == 0);
             return;
@@ -517,7 +525,7 @@ static void compare(const trace *a, const trace *b)
         const rec *x = &a->r[i], *y = &b->r[i];
         CHECK(x->type == y->type && x->code == y->code && x->call == y->call &&
                   ((x->type != TP_EV_ERROR && x->type != TP_EV_RAW_VALUE && x->type != TP_EV_CALL_START &&
-                    x->type != TP_EV_DROPPED) ||
+                    x->type != TP_EV_DROPPED && x->type != TP_EV_MARKUP) ||
                    x->offset == y->offset || g_filtered) &&
                   ((x->type == TP_EV_DROPPED && g_filtered) || /* trinity: see docs/SEMANTICS.md */
                    (x->data.len == y->data.len &&
@@ -532,8 +540,9 @@ static void compare(const trace *a, const trace *b)
 }
 
 /* ---- every input byte is text, dropped text or a call's ----
- * The one-shot trace tiles the input: between two Dropped records (at
- * their offsets) and the ends, the text records are the input's bytes,
+ * The one-shot trace tiles the input: between two Dropped or Markup
+ * records (at their offsets: an error's raw text, the message's framing)
+ * and the ends, the text records are the input's bytes,
  * back to back, except where a call's events stand (its markup, name,
  * arguments and the template whitespace around it may lie there). Markup
  * that made no call must be text or dropped text. tests/test_lossless.py
@@ -541,10 +550,10 @@ static void compare(const trace *a, const trace *b)
  * still consume some markup of no call silently (docs/SEMANTICS.md,
  * "Dropped text"). */
 static const char *const UNTILED[] = {
-    "gpt_oss", "kimi_k3", "mistral", "hunyuan",
-    "hunyuan_os", "step3", "minimax_m3", "pythonic", "qwen3_coder", "minimax_m2", "dots", "mimo",
+    "gpt_oss", "kimi_k3", "hunyuan",
+    "hunyuan_os", "step3", "minimax_m3", "qwen3_coder", "minimax_m2", "dots", "mimo",
     "nanbeige", "minicpm5", "deepseekv32", "deepseekv4", "deepseekv41", "gigachat35", "trinity",
-    "inkling", "lfm2", "k2_horizon", NULL};
+    "inkling", "k2_horizon", NULL};
 
 static int untiled(const char *name)
 {
@@ -600,7 +609,7 @@ static void check_tiled(const trace *t, const uint8_t *in, size_t total)
     uint64_t pos = 0;
     for (size_t i = 0; i <= t->n; i++) {
         const rec *r = i < t->n ? &t->r[i] : NULL;
-        if (!r || r->type == TP_EV_DROPPED) {
+        if (!r || r->type == TP_EV_DROPPED || r->type == TP_EV_MARKUP) {
             uint64_t end = r ? r->offset : total;
             CHECK(end >= pos && seg_tiles(in + pos, (size_t)(end - pos), g, star, m),
                   "bytes %llu..%llu are neither text, dropped text nor a call's",

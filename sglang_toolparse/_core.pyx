@@ -132,6 +132,24 @@ cdef class Reasoning(Event):
 
 
 @cython.final
+cdef class Markup(Event):
+    """Model bytes that are markup of the message, not of a call, from byte
+    `offset` of the stream: framing tokens the format's reference decoder
+    (and SGLang) take out of the text, e.g. Llama 4's `<|python_start|>`
+    (docs/SEMANTICS.md, "Dropped text"). Neither text nor an error: nothing
+    for the user; collect() leaves it out. Streamed and one-shot alike."""
+    cdef readonly unsigned long long offset
+    cdef readonly str raw
+
+    def __init__(self, unsigned long long offset, str raw):
+        self.offset = offset
+        self.raw = raw
+
+    cdef tuple _key(self):
+        return (self.offset, self.raw)
+
+
+@cython.final
 cdef class CallStart(Event):
     """A tool call begins: its index (order of appearance), name, and the
     call id the model wrote (kimi_k2: "functions.NAME:IDX"; None for formats
@@ -610,6 +628,7 @@ cdef class StreamParser:
         cdef CallEnd ce
         cdef ParseError pe
         cdef Dropped dr
+        cdef Markup mk
         while self._event_at(k, &e):
             k += 1
             if e.type == TP_EV_ARGS:
@@ -688,6 +707,11 @@ cdef class StreamParser:
                     dr.offset = e.offset
                     dr.raw = s
                     res.append(dr)
+            elif e.type == TP_EV_MARKUP:
+                mk = Markup.__new__(Markup)
+                mk.offset = e.offset
+                mk.raw = self._raw_at(e.start, e.len)
+                res.append(mk)
             elif e.type == TP_EV_ERROR:
                 pe = ParseError.__new__(ParseError)
                 pe.index = None if e.call < 0 else e.call
@@ -983,7 +1007,7 @@ cdef int _plain_batch(tp_parser *p, list text, list calls, list args, list cur,
         elif e.type == TP_EV_CALL_END:
             calls.append((e.call, cur[0], args[0] if len(args) == 1 else "".join(args), cur[1]))
             del args[:]
-        elif e.type == TP_EV_REASONING:  # not text for the user (SGLang's detector drops it)
+        elif e.type == TP_EV_REASONING or e.type == TP_EV_MARKUP:  # not text for the user (SGLang drops it)
             changed[0] = True
         else:
             return 1

@@ -56,6 +56,7 @@ cdef extern from "tp_parser.h" nogil:
         TP_EV_RAW_VALUE
         TP_EV_REASONING
         TP_EV_DROPPED
+        TP_EV_MARKUP
 
     ctypedef struct tp_event:
         uint8_t type

@@ -15,7 +15,7 @@ import tracemalloc
 import pytest
 
 from format_table import SAMPLE_ARGS, expected_args, fragments, markers, seed_responses, spec
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, Dropped, ParseError, Reasoning, StreamParser, Text
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, Dropped, Markup, ParseError, Reasoning, StreamParser, Text
 from sglang_toolparse._core import DEFAULT_LIMITS, ERROR_REASONS, formats
 from support import check_stream_invariants, fixed, merge, one_chunk, run, summary, token_like
 
@@ -384,4 +384,4 @@ def test_1mb_marker_fragments(fmt):
 
 
 def check_event_types(e):
-    assert isinstance(e, (Text, CallStart, ArgsDelta, CallEnd, ParseError, Reasoning, Dropped)), e
+    assert isinstance(e, (Text, CallStart, ArgsDelta, CallEnd, ParseError, Reasoning, Dropped, Markup)), e

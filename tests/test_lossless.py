@@ -31,7 +31,7 @@ from format_table import markers, seed_responses, spec
 from strategies import chunkings, json_objects
 from support import every_split
 from sglang_toolparse._core import formats
-from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, Dropped, ParseError, Reasoning, Text
+from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, Dropped, Markup, ParseError, Reasoning, Text
 from sglang_toolparse.api import StreamParser, ToolCall, collect, parse
 
 TOOL_NAMES = ["get_weather", "search", "f"]
@@ -169,22 +169,21 @@ GAP_EVENTS = (CallStart, ArgsDelta, CallEnd)
 # and MiniMax-M3's section markup around an invoke that made no call. The
 # tiling check is skipped for them; every other format is checked exactly.
 # fuzz/fuzz_core.c exempts the same names (UNTILED there).
-UNTILED = {"gpt_oss", "kimi_k3", "mistral",
+UNTILED = {"gpt_oss", "kimi_k3",
            "hunyuan", "hunyuan_os", "step3", "minimax_m3",
-           # pythonic's <|python_start|>/<|python_end|> around prose, a
-           # stray `<` in an XML block, DSML tags run together: found by
+           # a stray `<` in an XML block, DSML tags run together: found by
            # this check, not fixed yet
-           "pythonic", "qwen3_coder", "minimax_m2", "dots", "mimo", "nanbeige", "minicpm5",
+           "qwen3_coder", "minimax_m2", "dots", "mimo", "nanbeige", "minicpm5",
            "deepseekv32", "deepseekv4", "deepseekv41", "gigachat35",
            # formats that landed with the check: Inkling's message framing,
-           # an LFM2 block holding an empty list, K2 Horizon's group tags
-           # around an invoke that made no call
-           "inkling", "lfm2", "k2_horizon"}
+           # K2 Horizon's group tags around an invoke that made no call
+           "inkling", "k2_horizon"}
 
 
 def check_tiled(fmt, b, events):
     """The stream tiles the input: its text (and reasoning) runs, its
-    Dropped pieces (at their offsets) and its calls cover every input byte,
+    Dropped and Markup pieces (at their offsets: an error's raw text, the
+    message's framing) and its calls cover every input byte,
     in order. Text runs between two pieces with no call between them are
     the input's bytes there, contiguous; bytes neither text nor dropped lie
     only where a call's events stand in the stream (its markup, name,
@@ -206,7 +205,7 @@ def check_tiled(fmt, b, events):
             parts.append(utf8(ev.text))
         elif t in GAP_EVENTS or (t is ParseError and ev.index is not None):
             parts.append(None)
-        elif t is Dropped:
+        elif t in (Dropped, Markup):
             close(ev.offset, ev)
             pos, parts = ev.offset + len(utf8(ev.raw)), []
     close(len(b), "end of input")
@@ -618,6 +617,17 @@ DROPPED = [
      [("unknown_tool", "\n<tool_call>\n<function=nope>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>")]),
     # a list of calls: from the list's `[` (its first call's) through the
     # list's `, ` or `]` after its `)` (markup of no call), to the next call
+    # LFM2: a block that closes with no call (an empty list) is markup of
+    # no call, with the blank held before it
+    ("lfm2-empty-list", "lfm2", "Hi <|tool_call_start|>[]<|tool_call_end|> there", {}, "Hi there", [],
+     [("bad_markup", " <|tool_call_start|>[]<|tool_call_end|>")]),
+    # Mistral: a malformed head (`[{` after a name) hands nothing over to
+    # the array form: the blank held before its marker is in the raw text
+    # only, not in the text as well
+    ("mistral-bad-head-array", "mistral", 'Hi [TOOL_CALLS]f[ARGL] [{"name": "f", "arguments": {}}]', {},
+     'Hi"name": "f", "arguments": {}}]', [], [("bad_markup", " [TOOL_CALLS]f[ARGL] [{")]),
+    ("mistral-name-over-max-name", "mistral", "Hi [TOOL_CALLS]ffffffff[ARGS]{}", {"max_name": 4},
+     "Hi", [], [("bad_name", " [TOOL_CALLS]ffffffff[ARGS]{}")]),
     ("pythonic-first", "pythonic", "[nope(a=1), f(a=2)]", {}, "", [("f", '{"a": 2}', True)],
      [("unknown_tool", "[nope(a=1), ")]),
     ("pythonic-only", "pythonic", "[nope(a=1)] ok", {}, " ok", [], [("unknown_tool", "[nope(a=1)]")]),

@@ -373,8 +373,8 @@ def test_hunyuan_state_once_per_tokenizer(monkeypatch):
 
 def _fold(events):
     """parse_plain's answer from parse_all's events (None: more than text,
-    reasoning and complete calls)."""
-    if any(type(ev) not in (Text, CallEnd, _core.Reasoning) for ev in events):
+    reasoning, markup of the message and complete calls)."""
+    if any(type(ev) not in (Text, CallEnd, _core.Reasoning, _core.Markup) for ev in events):
         return None
     calls = [(ev.index, ev.name, ev.arguments, ev.id) for ev in events if type(ev) is CallEnd]
     return "".join(ev.text for ev in events if type(ev) is Text), calls
@@ -398,7 +398,7 @@ def test_parse_plain_is_parse_all_folded(fmt):
         if want is None:
             assert got is None, text
             continue
-        changed = bool(want[1]) or want[0] != text or any(type(ev) is _core.Reasoning for ev in events)
+        changed = bool(want[1]) or want[0] != text or any(type(ev) in (_core.Reasoning, _core.Markup) for ev in events)
         assert got == (want[0], want[1], changed), text
     with pytest.raises(ValueError):
         _core.parse_plain("nope", "x")
