@@ -386,6 +386,11 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
                 }
                 args_start(p);
             } else if (match >= 0) {
+                /* a refused call's dropped text ends before a marker that
+                 * starts another call: that marker is the next call's raw
+                 * text (it was in both; fuzz finding) */
+                if (role == C_CALL_BEGIN)
+                    tp_drop_end(p, i, w->head_m.patlen[match]);
                 if (!p->discard)
                     tp_call_fail(p, TP_ERR_BAD_MARKUP, p->base + i);
                 else
