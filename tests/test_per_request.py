@@ -167,7 +167,7 @@ def test_one_pass_through_sglang(name, monkeypatch):
             continue
         assert not looks
         full = _core.StreamParser(fmt, None).parse_all(text)
-        clean = all(type(ev) in (Text, _core.Reasoning) or (type(ev) is CallEnd and ev.name in declared
+        clean = all(type(ev) in (Text, _core.Reasoning, _core.Markup) or (type(ev) is CallEnd and ev.name in declared
                                           and (ev.id is None or ":" in ev.id)) for ev in full)
         if any(m in text for m in cls._tp_markers):
             assert _Counting.passes == (1 if clean or not has else 2), text
