@@ -745,6 +745,8 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                 size_t tl;
                 const char *t = opener(w, k, &tl);
                 call_marker(p, w, t, tl, i);
+                if (w->lex_lead) /* the tag is the message's framing (lex_markup's; fuzz finding) */
+                    tp_ev_markup(p, p->base + i - tl, (const uint8_t *)t, tl);
                 start_call(p, p->base + i - tl, k);
             }
             break;

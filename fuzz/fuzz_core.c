@@ -550,7 +550,7 @@ static void compare(const trace *a, const trace *b)
  * still consume some markup of no call silently (docs/SEMANTICS.md,
  * "Dropped text"). */
 static const char *const UNTILED[] = {
-    "gpt_oss", "kimi_k3", "hunyuan",
+    "kimi_k3", "hunyuan",
     "hunyuan_os", "step3", "minimax_m3", "qwen3_coder", "minimax_m2", "dots", "mimo",
     "nanbeige", "minicpm5", "deepseekv32", "deepseekv4", "deepseekv41", "gigachat35", "trinity",
     "k2_horizon", NULL};

@@ -10,7 +10,7 @@ import json
 import pytest
 
 import support
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, Reasoning, StreamParser, Text
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, Markup, Reasoning, StreamParser, Text
 from sglang_toolparse.api import parse
 
 FMT = "gpt_oss"
@@ -159,17 +159,19 @@ def test_call_announced_at_the_brace_and_args_stream():
 
 def test_split_token_held_only_while_it_can_complete():
     p = StreamParser(FMT, [])
-    assert p.feed(S + "assistant" + CH + "final" + M + "Hi <|re") == [Text("Hi")]
+    # the header and the stop token are the message's framing: Markup
+    assert p.feed(S + "assistant" + CH + "final" + M + "Hi <|re") == [Markup(0, S + "assistant" + CH + "final" + M),
+                                                                     Text("Hi")]
     assert p.feed("tx") == [Text(" <|retx")]
     assert p.feed(" <|ret") == []
-    assert p.feed("urn|>after") == [Text(" after")]
+    assert p.feed("urn|>after") == [Text(" "), Markup(55, "<|return|>"), Text("after")]
 
 
 def test_reasoning_streams_as_generated():
     p = StreamParser(FMT, [])
-    assert p.feed(CH + "analysis" + M + "a") == [Reasoning("a")]
+    assert p.feed(CH + "analysis" + M + "a") == [Markup(0, CH + "analysis" + M), Reasoning("a")]
     assert p.feed("b <|e") == [Reasoning("b ")]
-    assert p.feed("nd|>") == []
+    assert p.feed("nd|>") == [Markup(33, "<|end|>")]
 
 
 def test_one_shot_equals_streamed():

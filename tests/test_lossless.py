@@ -164,12 +164,12 @@ GAP_EVENTS = (CallStart, ArgsDelta, CallEnd)
 
 # Formats that still consume some markup without a call and without an
 # error that carries it (docs/SEMANTICS.md, "Dropped text", known gaps):
-# message framing (Harmony, Kimi-K3), the JSON-array rows' `,`/`]`/end tag
+# the JSON-array rows' `,`/`]`/end tag
 # after a refused call, GLM wrapper blocks with no call (hunyuan), step3's
 # and MiniMax-M3's section markup around an invoke that made no call. The
 # tiling check is skipped for them; every other format is checked exactly.
 # fuzz/fuzz_core.c exempts the same names (UNTILED there).
-UNTILED = {"gpt_oss",
+UNTILED = {
            # its reply framing is Markup now; its tools section's end tag
            # after prose inside the section is the XML-parameter rows' gap
            # below (fuzz/regress/kimi_k3--block-end-tag-after-prose-in-block)
@@ -179,8 +179,8 @@ UNTILED = {"gpt_oss",
            # this check, not fixed yet
            "qwen3_coder", "minimax_m2", "dots", "mimo", "nanbeige", "minicpm5",
            "deepseekv32", "deepseekv4", "deepseekv41", "gigachat35",
-           # formats that landed with the check: Inkling's message framing,
-           # K2 Horizon's group tags around an invoke that made no call
+           # a format that landed with the check: K2 Horizon's group tags
+           # around an invoke that made no call
            "k2_horizon"}
 
 
@@ -656,7 +656,11 @@ DROPPED = [
      [("f", '{"b": 2}', True)], [("unknown_tool", "[nope(a=(1)), ")]),
     ("harmony-recipient", "gpt_oss", "<|channel|>commentary to=functions.nope <|constrain|>json<|message|>"
      "{\"a\": 1}<|call|>", {}, "", [],
-     [("unknown_tool", "commentary to=functions.nope <|constrain|>json<|message|>{\"a\": 1}<|call|>")]),
+     [("unknown_tool", "<|channel|>commentary to=functions.nope <|constrain|>json<|message|>{\"a\": 1}<|call|>")]),
+    # Harmony: a header the stream ends in is reported with its bytes; a
+    # text message's header and stop token are Markup (the message's framing)
+    ("harmony-cut-off-header", "gpt_oss", "<|start|>assistant<|channel|>final<|message|>Hi<|end|> <|start|>assist",
+     {}, "Hi", [], [("unterminated", " <|start|>assist")]),
     # Mistral's pre-v11 array form: fmt_deepseek.c reads [TOOL_CALLS] and
     # hands the rest of the chunk over to fmt_jsontag.c's array row
     # mid-chunk; the raw text is still the input's bytes at raw_offset
