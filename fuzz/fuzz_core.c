@@ -553,7 +553,7 @@ static const char *const UNTILED[] = {
     "kimi_k3", "hunyuan",
     "hunyuan_os", "step3", "minimax_m3", "qwen3_coder", "minimax_m2", "dots", "mimo",
     "nanbeige", "minicpm5", "deepseekv32", "deepseekv4", "deepseekv41", "gigachat35", "trinity",
-    "k2_horizon", NULL};
+    "k2_horizon", "lfm2", NULL};
 
 static int untiled(const char *name)
 {
