@@ -29,7 +29,10 @@
  *     (TP_EV_REASONING), every other channel (`final` answers, `commentary`
  *     preambles, unknown channels) and non-assistant messages are text.
  * Text outside messages is text. Stray tokens outside a header are markup
- * and are dropped (as SGLang drops standalone structural tokens). A token
+ * and are dropped (as SGLang drops standalone structural tokens). The
+ * message's framing (a header that makes no call, a body's stop token, a
+ * stray token) is reported as TP_EV_MARKUP; a call's header is the call's
+ * raw record (tp_raw_begin) until the call is announced. A token
  * split across chunks is held back while it can still complete: in text and
  * headers every token, in bodies only the stop tokens (anything else in a
  * body is body text, as Harmony reads it). A header is bounded by max_name;
@@ -215,8 +218,8 @@ static void header_markup(tp_parser *p, const uint8_t *s, size_t i)
 
 /* A token seen where a message could begin (text, after a call, skipping):
  * <|start|> / <|channel|> open a header, a stop token ends the message
- * being skipped; <|message|> / <|constrain|> there are markup (dropped; a
- * skip goes on). */
+ * being skipped; <|message|> / <|constrain|> there are markup (Markup in
+ * text; a skip goes on). */
 static void on_token(tp_parser *p, const harmony_row *row, int match, size_t i)
 {
     p->node = 0;
