@@ -249,6 +249,7 @@ static void head_too_long(tp_parser *p, const ds_row *w, int match, uint64_t off
 
 static void name_too_long(tp_parser *p, const ds_row *w, int match, uint64_t off)
 {
+    tp_text_call_starts(p); /* the whitespace held before the marker: the error's raw text */
     tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
     head_too_long(p, w, match, off);
 }
@@ -353,6 +354,9 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
                     tp_buf_clear(&p->key);
                 }
             } else if (match >= 0) {
+                /* the refused head's raw text takes the whitespace held
+                 * before its marker (a row with not_call holds it): not text */
+                tp_text_call_starts(p);
                 tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, NULL, 0);
                 interrupted(p, w, role, p->base + i);
             }
@@ -382,6 +386,11 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
                 }
                 args_start(p);
             } else if (match >= 0) {
+                /* a refused call's dropped text ends before a marker that
+                 * starts another call: that marker is the next call's raw
+                 * text (it was in both; fuzz finding) */
+                if (role == C_CALL_BEGIN)
+                    tp_drop_end(p, i, w->head_m.patlen[match]);
                 if (!p->discard)
                     tp_call_fail(p, TP_ERR_BAD_MARKUP, p->base + i);
                 else

@@ -29,7 +29,10 @@
  *     (TP_EV_REASONING), every other channel (`final` answers, `commentary`
  *     preambles, unknown channels) and non-assistant messages are text.
  * Text outside messages is text. Stray tokens outside a header are markup
- * and are dropped (as SGLang drops standalone structural tokens). A token
+ * and are dropped (as SGLang drops standalone structural tokens). The
+ * message's framing (a header that makes no call, a body's stop token, a
+ * stray token) is reported as TP_EV_MARKUP; a call's header is the call's
+ * raw record (tp_raw_begin) until the call is announced. A token
  * split across chunks is held back while it can still complete: in text and
  * headers every token, in bodies only the stop tokens (anything else in a
  * body is body text, as Harmony reads it). A header is bounded by max_name;
@@ -189,19 +192,51 @@ static void begin_header(tp_parser *p, uint64_t off, int implicit_role)
         head_token(p, S_CHANNEL); /* bounded: the header is empty */
 }
 
+/* Markup of the message (TP_EV_MARKUP): token `match` ended at chunk
+ * index i; the whitespace held before it is text */
+static void token_markup(tp_parser *p, const harmony_row *row, int match, size_t i)
+{
+    const char *t = row->tok[match];
+    size_t tl = strlen(t);
+    tp_text_flush_ws(p);
+    tp_ev_markup(p, p->base + i - tl, (const uint8_t *)t, tl);
+}
+
+/* A header that makes no call is complete at chunk index i (its
+ * <|message|> read): its recorded bytes, then the chunk's up to i, are
+ * the message's framing */
+static void header_markup(tp_parser *p, const uint8_t *s, size_t i)
+{
+    if (p->raw_on && !p->raw_over) {
+        size_t skip = p->raw_skip < p->raw.len ? p->raw_skip : p->raw.len;
+        tp_ev_markup(p, p->raw_off, p->raw.data + skip, p->raw.len - skip);
+        if (i > p->raw_at)
+            tp_ev_markup(p, p->raw_off + (p->raw.len - skip), s + p->raw_at, i - p->raw_at);
+    }
+    tp_raw_end(p);
+}
+
 /* A token seen where a message could begin (text, after a call, skipping):
  * <|start|> / <|channel|> open a header, a stop token ends the message
- * being skipped; <|message|> / <|constrain|> there are markup (dropped; a
- * skip goes on). */
-static void on_token(tp_parser *p, int match, uint64_t after)
+ * being skipped; <|message|> / <|constrain|> there are markup (Markup in
+ * text; a skip goes on). */
+static void on_token(tp_parser *p, const harmony_row *row, int match, size_t i)
 {
     p->node = 0;
     if (match == T_START || match == T_CHANNEL) {
+        /* the header's bytes are recorded from its token (with the
+         * whitespace held before it): the message's framing, or a call's
+         * text until it is announced, or an error's raw text */
+        const char *t = row->tok[match];
+        tp_raw_begin(p, t, strlen(t), i);
         if (p->mode == H_TEXT)
             tp_text_call_starts(p);
-        begin_header(p, after, match == T_CHANNEL);
-    } else if (match < NSTOP) {
-        p->mode = H_TEXT;
+        begin_header(p, p->base + i, match == T_CHANNEL);
+    } else {
+        if (p->mode == H_TEXT) /* a stray token: markup of no message */
+            token_markup(p, row, match, i);
+        if (match < NSTOP)
+            p->mode = H_TEXT;
     }
 }
 
@@ -304,7 +339,7 @@ static void harmony_feed(tp_parser *p, const uint8_t *s, size_t n)
             int match;
             i += tp_scan_text(p, all, s + i, n - i, &match);
             if (match >= 0)
-                on_token(p, match, p->base + i);
+                on_token(p, row, match, i);
             break;
         }
         case H_HEAD: {
@@ -325,7 +360,7 @@ static void harmony_feed(tp_parser *p, const uint8_t *s, size_t n)
                 if (match == T_MESSAGE) /* a JSON body is read as JSON, as a refused call's */
                     p->mode = H_OPEN, p->discard = 1;
                 else if (match >= 0 && match != T_CHANNEL && match != T_CONSTRAIN)
-                    on_token(p, match, p->base + i);
+                    on_token(p, row, match, i);
                 break;
             }
             if (match == T_CHANNEL || match == T_CONSTRAIN) {
@@ -334,10 +369,12 @@ static void harmony_feed(tp_parser *p, const uint8_t *s, size_t n)
                 p->node = 0;
                 p->trailing_reported = 0;
                 p->mode = (uint8_t)read_header(p, row, p->call_off);
+                if (p->mode == H_BODY)
+                    header_markup(p, s, i);
             } else if (match >= 0) {
                 /* a header cut short by another token: reported with its bytes */
                 tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, p->name.data, p->name.len);
-                on_token(p, match, p->base + i);
+                on_token(p, row, match, i);
             }
             break;
         }
@@ -345,6 +382,7 @@ static void harmony_feed(tp_parser *p, const uint8_t *s, size_t n)
             int match;
             i += scan_body(p, stop, s + i, n - i, &match);
             if (match >= 0) {
+                token_markup(p, row, match, i); /* the message's stop token */
                 p->mode = H_TEXT;
                 p->node = 0;
             }
@@ -372,7 +410,7 @@ static void harmony_feed(tp_parser *p, const uint8_t *s, size_t n)
                 p->mode = H_OPEN;
                 p->discard = 1;
             } else if (match >= 0 && match != T_CHANNEL && match != T_CONSTRAIN) {
-                on_token(p, match, p->base + i);
+                on_token(p, row, match, i);
             } else if (match >= 0) {
                 p->node = 0;
             }
@@ -403,7 +441,7 @@ static void harmony_feed(tp_parser *p, const uint8_t *s, size_t n)
                         p->mode = H_SKIP;
                     }
                 }
-                on_token(p, match, p->base + i);
+                on_token(p, row, match, i);
             }
             break;
         }

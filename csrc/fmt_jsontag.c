@@ -412,11 +412,20 @@ static void lex_hdr_byte(tp_parser *p, uint8_t c)
         lex_release(p, p->pending.len); /* too long for a header: text (c is read again) */
 }
 
+/* the held header and the token that closes it (pending, the model's
+ * bytes up to chunk index i) are markup of the message (TP_EV_MARKUP): out
+ * of the text as the vendor's parser and SGLang take them out */
+static void lex_markup(tp_parser *p, size_t i)
+{
+    tp_ev_markup(p, p->base + i + 1 - p->pending.len, p->pending.data, p->pending.len);
+}
+
 /* the token in pending[lex_at:] is complete (its `>` at chunk index i) */
 static void lex_token(tp_parser *p, const jt_row *w, size_t i)
 {
     if (lex_is(p, w->tag)) { /* a call (the header before it names it: markup) */
         tp_text_flush_ws(p);
+        lex_markup(p, i);
         tp_buf_clear(&p->pending);
         call_marker(p, w, w->tag, w->tag_len, i + 1);
         start_call(p, p->base + i + 1 - w->tag_len, 0);
@@ -432,6 +441,7 @@ static void lex_token(tp_parser *p, const jt_row *w, size_t i)
     int header = w->header && lex_is(p, w->header);
     /* (a header closed by a token is the message's author name: markup) */
     tp_text_flush_ws(p); /* whitespace before a token is the text's */
+    lex_markup(p, i);
     tp_buf_clear(&p->pending);
     p->lex_hdr = (uint8_t)header;
     p->lex_at = 0;
@@ -909,6 +919,8 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                 size_t tl;
                 const char *t = opener(w, k, &tl);
                 call_marker(p, w, t, tl, i);
+                if (w->lex_lead) /* the tag is the message's framing (lex_markup's; fuzz finding) */
+                    tp_ev_markup(p, p->base + i - tl, (const uint8_t *)t, tl);
                 start_call(p, p->base + i - tl, k);
             }
             break;

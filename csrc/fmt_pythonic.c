@@ -761,7 +761,16 @@ static size_t py_feed_upto(tp_parser *p, const py_row *w, const uint8_t *s, size
                 tp_text_call_starts(p); /* (the whitespace held before the tag is in that record) */
                 p->call_off = p->base + i - ml;
                 p->mode = P_BLOCK;
-            } /* other markers (<|python_start|>, <|python_end|>): dropped */
+            } else if (match >= 0) {
+                /* <|python_start|>, <|python_end|>: framing of the message
+                 * (Llama 4's template writes them around the content), out
+                 * of the text as SGLang takes them out: markup. The
+                 * whitespace held before one is text, as in SGLang's
+                 * text (a token is no call: nothing to hold it for) */
+                size_t ml = strlen(w->pats[match]);
+                tp_text_flush_ws(p);
+                tp_ev_markup(p, p->base + i - ml, (const uint8_t *)w->pats[match], ml);
+            }
             break;
         }
         case P_BLOCK:
@@ -863,8 +872,11 @@ static size_t py_feed_upto(tp_parser *p, const py_row *w, const uint8_t *s, size
                 tp_ev_error(p, TP_ERR_TRAILING, p->base + i + junk_at, -1, NULL, 0);
             }
             i += k;
-            if (match == 0)
+            if (match == 0) {
+                if (p->raw_on) /* a block that closes with no call (`[]`): markup of no call */
+                    tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, (const uint8_t *)"a block with no call", 20);
                 block_over(p);
+            }
             break;
         }
         case P_RESYNC: {

@@ -911,7 +911,14 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
                 tp_raw_begin(p, sp->block_open, strlen(sp->block_open), i);
                 start_block(p, 0, p->base + i - strlen(sp->block_open));
             }
-            /* match > 0: the reply's framing (kimi_k3), dropped */
+            else if (match > 0) {
+                /* the reply's framing (kimi_k3): out of the text, as SGLang
+                 * takes it out; markup of the message (TP_EV_MARKUP). The
+                 * whitespace held before it is the channel's text */
+                const char *fr = sp->text_drop[match - 1];
+                tp_text_flush_ws(p);
+                tp_ev_markup(p, p->base + i - strlen(fr), (const uint8_t *)fr, strlen(fr));
+            }
             break;
         case M_OPEN:
             i += open_bytes(p, sp, s + i, n - i, off);

@@ -68,6 +68,27 @@ void tp_ev_text(tp_parser *p, const uint8_t *s, size_t n) { raw_text(p, s, n); }
 
 void tp_ev_reasoning(tp_parser *p, const uint8_t *s, size_t n) { append_span(p, TP_EV_REASONING, -1, s, n); }
 
+void tp_ev_markup(tp_parser *p, uint64_t off, const uint8_t *s, size_t n)
+{
+    if (n == 0)
+        return;
+    size_t start = p->out.len;
+    if (tp_buf_append(&p->out, s, n)) {
+        p->oom = 1;
+        return;
+    }
+    if (p->nev) {
+        tp_event *last = &p->ev[p->nev - 1];
+        if (last->type == TP_EV_MARKUP && last->start + last->len == start && last->offset + last->len == off) {
+            last->len += n;
+            return;
+        }
+    }
+    tp_ev_mark(p, TP_EV_MARKUP, -1, start);
+    if (!p->oom)
+        p->ev[p->nev - 1].offset = off;
+}
+
 void tp_ev_args_from(tp_parser *p, size_t start) { span_event(p, TP_EV_ARGS, p->cur, start); }
 
 void tp_ev_args(tp_parser *p, const uint8_t *s, size_t n) { append_span(p, TP_EV_ARGS, p->cur, s, n); }

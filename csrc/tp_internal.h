@@ -9,6 +9,10 @@
 void tp_ev_text(tp_parser *p, const uint8_t *s, size_t n);
 /* Reasoning text (merged with an adjacent reasoning span). */
 void tp_ev_reasoning(tp_parser *p, const uint8_t *s, size_t n);
+/* Markup of the message (TP_EV_MARKUP): s[0:n) are the input's bytes from
+ * stream offset `off`; merged into the previous markup event when it ends
+ * there. */
+void tp_ev_markup(tp_parser *p, uint64_t off, const uint8_t *s, size_t n);
 /* Registers out[start:] (already written by a scanner) as arguments. */
 void tp_ev_args_from(tp_parser *p, size_t start);
 void tp_ev_args(tp_parser *p, const uint8_t *s, size_t n);

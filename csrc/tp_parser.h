@@ -35,13 +35,14 @@ typedef enum {
                            * a call's), from stream byte `offset`; call: the
                            * error's call (or -1). It follows its TP_EV_ERROR,
                            * emitted where the format resumes (tp_dropped.c). */
-    TP_EV_MARKUP = 9,     /* span: markup of the format, from stream byte `offset`,
-                           * that no call's events stand next to (a block's end
-                           * tag after prose inside the block): neither text nor
-                           * an error's. Only so that the events tile the input
-                           * (docs/SEMANTICS.md, "Dropped text"); hosts may
-                           * ignore it. Rare: never emitted on the way of a
-                           * well-formed reply. */
+    TP_EV_MARKUP = 9,     /* span: markup from stream byte `offset` that is neither
+                           * text, a call's nor an error's: the message's framing
+                           * (tokens the reference decoder and SGLang take out of
+                           * the text: Llama 4's <|python_start|>, Harmony's
+                           * headers), or a block's end tag after prose inside
+                           * the block. So that the events tile the input
+                           * (docs/SEMANTICS.md, "Dropped text"); hosts may ignore
+                           * it (tp_ev_markup, tp_block_markup) */
 } tp_event_type;
 
 typedef struct {

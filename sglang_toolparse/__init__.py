@@ -8,7 +8,8 @@ Standalone use (no SGLang needed)::
     for chunk in model_stream:
         for ev in p.feed(chunk):
             ...                               # Text / CallStart / ArgsDelta / CallEnd / ParseError
-                                              # (gpt-oss: Reasoning; Dropped: an error's raw text)
+                                              # (gpt-oss: Reasoning; Dropped: an error's raw text;
+                                              #  Markup: framing of the message)
     tail = p.finish()
 
     result = parse("hermes", full_text, tools) # .text, .calls (c.complete), .errors

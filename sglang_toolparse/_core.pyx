@@ -261,12 +261,16 @@ cdef class Dropped(Event):
 
 
 @cython.final
+@cython.no_gc
 cdef class Markup(Event):
-    """Streamed only, and only by a parser made with markup=True: markup of
-    the format from stream byte `offset` that is neither text, an error's
-    raw text nor next to a call's events (a block's end tag after prose
-    inside the block). With it, the events tile the input (docs/SEMANTICS.md,
-    "Dropped text"); it changes nothing else."""
+    """Only from a parser made with markup=True (streamed and parse_all):
+    model bytes from stream byte `offset` that are markup, neither text, an
+    error's raw text nor a call's: the message's framing (tokens the
+    format's reference decoder and SGLang take out of the text, e.g. Llama
+    4's `<|python_start|>`, Harmony's headers) or a block's end tag after
+    prose inside the block. With it, the events tile the input
+    (docs/SEMANTICS.md, "Dropped text"); nothing for the user: collect()
+    and the SGLang adapter leave it out."""
     cdef readonly unsigned long long offset
     cdef readonly str raw
 
@@ -722,7 +726,7 @@ cdef class StreamParser:
                     dr.raw = s
                     res.append(dr)
             elif e.type == TP_EV_MARKUP:
-                if self._markup and not oneshot:
+                if self._markup:
                     mk = Markup.__new__(Markup)
                     mk.offset = e.offset
                     mk.raw = self._raw_at(e.start, e.len)
@@ -1022,9 +1026,7 @@ cdef int _plain_batch(tp_parser *p, list text, list calls, list args, list cur,
         elif e.type == TP_EV_CALL_END:
             calls.append((e.call, cur[0], args[0] if len(args) == 1 else "".join(args), cur[1]))
             del args[:]
-        elif e.type == TP_EV_REASONING:  # not text for the user (SGLang's detector drops it)
-            changed[0] = True
-        elif e.type == TP_EV_MARKUP:  # markup the parser read (a block's end after prose)
+        elif e.type == TP_EV_REASONING or e.type == TP_EV_MARKUP:  # not text for the user (SGLang drops it)
             changed[0] = True
         else:
             return 1

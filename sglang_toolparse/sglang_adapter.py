@@ -15,7 +15,7 @@ from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallIt
 from sglang.srt.function_call.hermes_detector import HermesDetector
 from sglang.srt.function_call.qwen25_detector import Qwen25Detector
 
-from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, ParseError, Text
+from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, Markup, ParseError, Text
 from sglang_toolparse._core import StreamParser as _CoreParser
 from sglang_toolparse._core import find_token, parse_plain, starts_call
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS
@@ -507,7 +507,7 @@ def _same_with_tools(events: list, names: Any) -> bool:
         if t is CallEnd:
             if ev.name not in names or (ev.id is not None and ":" not in ev.id):
                 return False
-        elif t is not Text:
+        elif t is not Text and t is not Markup:  # (framing: not text, as with the tools)
             return False
     return True
 

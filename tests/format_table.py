@@ -285,6 +285,8 @@ TABLE["pythonic"] = FormatSpec(
         "See [1] and [note(s)]. [f(a='x\\'y', b=[1, -2.5e3, None], c={'k': (1,)}), search(q=r'\\d' \"z\")] after [",
         "[f(a=1_000, b=0x1F, c=007, d=1e999, e=b'x', f=f'{x}'), f(), nope(z=[1, ')'])]",
         "<|python_start|>[f(a='\\x41\\u00e9\\N{DASH}'), f(a=\"open",
+        # Llama 4's template: the tokens around the content, then the calls
+        "So <|python_start|>Let me look.<|python_end|>[f(a=1)] <|python_end|> ok <|python_st",
     ))
 # gpt-oss (OpenAI Harmony): a call is a commentary message to `functions.NAME`
 _HARMONY = ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>")

@@ -26,7 +26,7 @@ from typing import Callable, Dict, List, Sequence, Tuple, Union
 
 import pytest
 
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, Markup, ParseError
 from support import CHUNKERS, check_stream_invariants, every_split, run
 
 Cases = Dict[str, Tuple[str, list]]
@@ -44,10 +44,19 @@ def err(index, code: str, offset: int, detail: str = "") -> ParseError:
     return ParseError(index, code, offset, detail)
 
 
+def _markup_opts(expected: list, opts: dict) -> dict:
+    """A case that expects Markup events asks for them (markup=True); the
+    others run as a default parser, which never gives one."""
+    if any(isinstance(e, Markup) for e in expected):
+        return dict(opts, markup=True)
+    return opts
+
+
 def replay_chunkers(fmt: str, text: str, expected: list, tools=None, **opts) -> None:
     """`text` through every chunker gives `expected`, which keeps the
     per-call protocol."""
     check_stream_invariants(expected)
+    opts = _markup_opts(expected, opts)
     for name, chunker in CHUNKERS.items():
         assert run(fmt, chunker(text), tools, **opts) == expected, name
 
@@ -57,6 +66,7 @@ def replay_splits(fmt: str, text: str, expected: list, tools=None, **opts) -> No
     assert len(text) <= MAX_SPLIT_TEXT, (
         "golden text of %d characters: every-split replay is quadratic, keep it under %d"
         % (len(text), MAX_SPLIT_TEXT))
+    opts = _markup_opts(expected, opts)
     for chunks in every_split(text):
         assert run(fmt, chunks, tools, **opts) == expected, chunks
 

@@ -5,7 +5,7 @@ import json
 import random
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, Dropped, ParseError, Reasoning, StreamParser, Text
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, Dropped, Markup, ParseError, Reasoning, StreamParser, Text
 from sglang_toolparse.api import collect
 
 
@@ -62,7 +62,8 @@ def every_split(text: str) -> Iterator[List[str]]:
 
 
 def merge(events: Iterable) -> list:
-    """Merges adjacent Text events and adjacent ArgsDelta of one call, so
+    """Merges adjacent Text events, adjacent ArgsDelta of one call and
+    Markup pieces that continue each other, so
     event lists from different chunkings can be compared. An error's raw
     text (streamed as Dropped events, in ParseError.raw one-shot) is left
     out: tests/test_lossless.py checks it."""
@@ -79,6 +80,9 @@ def merge(events: Iterable) -> list:
             continue
         elif isinstance(ev, Dropped):  # an error's raw text: tests/test_lossless.py checks it
             continue
+        elif (isinstance(ev, Markup) and isinstance(last, Markup)
+              and last.offset + len(last.raw.encode("utf-8", "surrogatepass")) == ev.offset):
+            out[-1] = Markup(last.offset, last.raw + ev.raw)  # the message's framing, in pieces
         elif isinstance(ev, ParseError) and ev.raw_offset is not None:
             out.append(ev.with_raw("", None))
         else:

@@ -10,7 +10,7 @@ import json
 import pytest
 
 import support
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, Reasoning, StreamParser, Text
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, Markup, ParseError, Reasoning, StreamParser, Text
 from sglang_toolparse.api import parse
 
 FMT = "gpt_oss"
@@ -47,8 +47,8 @@ def merge(events):
     return out
 
 
-def run(chunks, tools=TOOLS):
-    p = StreamParser(FMT, tools)
+def run(chunks, tools=TOOLS, markup=False):
+    p = StreamParser(FMT, tools, markup=markup)
     events = []
     for c in chunks:
         events += p.feed(c)
@@ -158,18 +158,20 @@ def test_call_announced_at_the_brace_and_args_stream():
 
 
 def test_split_token_held_only_while_it_can_complete():
-    p = StreamParser(FMT, [])
-    assert p.feed(S + "assistant" + CH + "final" + M + "Hi <|re") == [Text("Hi")]
+    p = StreamParser(FMT, [], markup=True)
+    # the header and the stop token are the message's framing: Markup
+    assert p.feed(S + "assistant" + CH + "final" + M + "Hi <|re") == [Markup(0, S + "assistant" + CH + "final" + M),
+                                                                     Text("Hi")]
     assert p.feed("tx") == [Text(" <|retx")]
     assert p.feed(" <|ret") == []
-    assert p.feed("urn|>after") == [Text(" after")]
+    assert p.feed("urn|>after") == [Text(" "), Markup(55, "<|return|>"), Text("after")]
 
 
 def test_reasoning_streams_as_generated():
-    p = StreamParser(FMT, [])
-    assert p.feed(CH + "analysis" + M + "a") == [Reasoning("a")]
+    p = StreamParser(FMT, [], markup=True)
+    assert p.feed(CH + "analysis" + M + "a") == [Markup(0, CH + "analysis" + M), Reasoning("a")]
     assert p.feed("b <|e") == [Reasoning("b ")]
-    assert p.feed("nd|>") == []
+    assert p.feed("nd|>") == [Markup(33, "<|end|>")]
 
 
 def test_one_shot_equals_streamed():
@@ -205,3 +207,40 @@ def test_header_over_max_name_dropped_later_calls_survive():
             ev += p.feed(c)
         ev = merge(ev + p.finish())
         assert summary(ev) == ("", "", [("noop", "{}")], ["bad_name"])
+
+
+# ---- the message's framing is Markup (issue 18), every split ----------------
+def _mk(before, framing):
+    return Markup(len(before.encode("utf-8")), framing)
+
+
+_PRE = analysis("think ") + "\n" + msg("commentary", "Checking. ")
+_FRAMED = _PRE + call("get_weather", W) + END + " " + msg("final", "Done.", RET)
+FRAMING = {
+    # headers of messages that make no call and their stop tokens are
+    # Markup; the whitespace before a stop token is the message's text;
+    # the whitespace before a header is the header's (as before: not text);
+    # a call's header and stop token are the call's; a stray token is Markup
+    "messages_and_a_call": (_FRAMED, [
+        _mk("", CH + "analysis" + M), Reasoning("think "),
+        _mk(CH + "analysis" + M + "think ", END + "\n" + S + "assistant" + CH + "commentary" + M), Text("Checking. "),
+        _mk(_PRE[:-len(END)], END), CallStart(0, "get_weather"), ArgsDelta(0, W), CallEnd(0, "get_weather", W),
+        _mk(_PRE + call("get_weather", W), END + " " + S + "assistant" + CH + "final" + M), Text("Done."),
+        _mk(_FRAMED[:-len(RET)], RET)]),
+    # a header the stream ends in: unterminated, its bytes the error's raw
+    # text (not in the merged events: tests/test_lossless.py checks it)
+    "cut_off_header": (msg("final", "Hi") + S + "assistant" + CH + "fin",
+                       [_mk("", S + "assistant" + CH + "final" + M), Text("Hi"),
+                        _mk(S + "assistant" + CH + "final" + M + "Hi", END),
+                        # (the detail shows <|channel|> as \x01)
+                        ParseError(None, "unterminated", len(msg("final", "Hi") + S), "assistant\x01fin")]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FRAMING))
+def test_framing_is_markup_at_every_split(name):
+    text, expected = FRAMING[name]
+    assert run([text], markup=True) == expected
+    for k in range(1, len(text)):
+        assert run([text[:k], text[k:]], markup=True) == expected, k
+    assert run(list(text), markup=True) == expected

@@ -57,7 +57,14 @@ GOLDEN = {
     "json_block_then_pythonic_block": ("a" + block('[{"name": "search", "arguments": {"q": "x"}}]') + "b" + W + "c",
                                        [Text("a")] + call(0, "search", '{"q": "x"}') + [Text("b")]
                                        + call(1, "get_weather", W_ARGS) + [Text("c")]),
-    "empty_list_is_markup": ("x" + block("[]") + "y", [Text("xy")]),
+    # a block that closes with no call: markup of no call, reported with
+    # the block as its raw text (docs/SEMANTICS.md, "Dropped text")
+    "empty_list_is_markup": ("x" + block("[]") + "y",
+                             [Text("x"), err(None, "bad_markup", len("x" + block("[]")), "a block with no call"),
+                              Text("y")]),
+    "empty_list_then_call": (" " + block("[ ]") + "\n" + W,
+                             [err(None, "bad_markup", len(" " + block("[ ]")), "a block with no call")]
+                             + call(0, "get_weather", W_ARGS)),
     "stray_end_tag_is_prose": ("a " + E + " b", [Text("a " + E + " b")]),
     "brackets_in_prose_are_prose": ("see [1] and [f(a=1)] here", [Text("see [1] and [f(a=1)] here")]),
     "unknown_tool_then_known": (block("[nope(a=1), search(q='x')]"),

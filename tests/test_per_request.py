@@ -167,7 +167,7 @@ def test_one_pass_through_sglang(name, monkeypatch):
             continue
         assert not looks
         full = _core.StreamParser(fmt, None).parse_all(text)
-        clean = all(type(ev) in (Text, _core.Reasoning) or (type(ev) is CallEnd and ev.name in declared
+        clean = all(type(ev) in (Text, _core.Reasoning, _core.Markup) or (type(ev) is CallEnd and ev.name in declared
                                           and (ev.id is None or ":" in ev.id)) for ev in full)
         if any(m in text for m in cls._tp_markers):
             assert _Counting.passes == (1 if clean or not has else 2), text
@@ -373,8 +373,8 @@ def test_hunyuan_state_once_per_tokenizer(monkeypatch):
 
 def _fold(events):
     """parse_plain's answer from parse_all's events (None: more than text,
-    reasoning and complete calls)."""
-    if any(type(ev) not in (Text, CallEnd, _core.Reasoning) for ev in events):
+    reasoning, markup of the message and complete calls)."""
+    if any(type(ev) not in (Text, CallEnd, _core.Reasoning, _core.Markup) for ev in events):
         return None
     calls = [(ev.index, ev.name, ev.arguments, ev.id) for ev in events if type(ev) is CallEnd]
     return "".join(ev.text for ev in events if type(ev) is Text), calls
@@ -398,7 +398,7 @@ def test_parse_plain_is_parse_all_folded(fmt):
         if want is None:
             assert got is None, text
             continue
-        changed = bool(want[1]) or want[0] != text or any(type(ev) is _core.Reasoning for ev in events)
+        changed = bool(want[1]) or want[0] != text or any(type(ev) in (_core.Reasoning, _core.Markup) for ev in events)
         assert got == (want[0], want[1], changed), text
     with pytest.raises(ValueError):
         _core.parse_plain("nope", "x")

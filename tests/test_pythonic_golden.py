@@ -11,12 +11,13 @@ import pytest
 
 from golden import call, golden_tests
 from parity import IMPLS, parity_tests
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, ParseError, StreamParser, Text
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, Markup, ParseError, StreamParser, Text
 from support import run, random_value
 
 TOOLS = ["get_weather", "search", "noop"]
 
 
+PS, PE = "<|python_start|>", "<|python_end|>"
 W = 'get_weather(city="Paris", days=3)'
 W_ARGS = '{"city": "Paris", "days": 3}'
 S = "search(q='a\\'b]\\n', tags=[\"x\", 1.5, -2, None, True], opts={'k': {'z': []}},)"
@@ -26,7 +27,21 @@ GOLDEN = {
     "single": ("[" + W + "]", call(0, "get_weather", W_ARGS)),
     "two_calls": ("[" + W + ", " + S + "]", call(0, "get_weather", W_ARGS) + call(1, "search", S_ARGS)),
     "prose_around": ("Sure. [" + W + "] Done.", [Text("Sure.")] + call(0, "get_weather", W_ARGS) + [Text(" Done.")]),
-    "python_tokens_dropped": ("<|python_start|>[" + W + "]<|python_end|>", call(0, "get_weather", W_ARGS)),
+    # Llama 4's framing tokens: out of the text (as SGLang takes them out),
+    # reported as Markup at their offsets wherever they stand (the template
+    # writes them around the content: prose between them is text)
+    "python_tokens_dropped": ("<|python_start|>[" + W + "]<|python_end|>",
+                              [Markup(0, PS)] + call(0, "get_weather", W_ARGS) + [Markup(len(PS) + len(W) + 2, PE)]),
+    "python_tokens_around_prose": (PS + "Let me check." + PE + "[" + W + "]",
+                                   [Markup(0, PS), Text("Let me check."), Markup(len(PS) + 13, PE)]
+                                   + call(0, "get_weather", W_ARGS)),
+    # whitespace before a token is text (no call to hold it for), as in
+    # SGLang's text; after the list too
+    "python_tokens_blank_before": ("So " + PS + "[" + W + "] " + PE + " ok",
+                                   [Text("So "), Markup(3, PS)] + call(0, "get_weather", W_ARGS)
+                                   + [Text(" "), Markup(3 + len(PS) + len(W) + 3, PE), Text(" ok")]),
+    "python_start_before_prose_list": (PS + "[get(a\n", [Markup(0, PS), Text("[get(a\n")]),
+    "python_tokens_only": (PE + PS + PS[:7], [Markup(0, PE + PS), Text(PS[:7])]),
     "zero_arguments": ("[noop()]", call(0, "noop", "{}")),
     "brackets_in_prose": ("See [1], a[0], [note(s)] and [see(1)]. [", [Text("See [1], a[0], [note(s)] and [see(1)]. [")]),
     "nested_bracket_before_list": ("[[" + W + "]]", [Text("[")] + call(0, "get_weather", W_ARGS) + [Text("]")]),
