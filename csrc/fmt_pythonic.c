@@ -937,10 +937,14 @@ static void py_finish_row(tp_parser *p, const py_row *w)
         tp_release_held(p, &w->text_m);
         break;
     case P_OPEN:
-        if (p->trailing_reported)
-            tp_call_unterminated(p);
-        else
+        /* in a list: a call's name (and what followed it) cut off: its bytes
+         * are the error's dropped text (after a call's end or a refused
+         * call's dropped text they would be in nothing; a block's record
+         * on: a block cut off before its first call, its text is text) */
+        if (!p->trailing_reported)
             not_a_list(p); /* a `[` and the end: prose */
+        else if (p->raw_on || !tp_drop_mark_at_end(p, TP_ERR_UNTERMINATED))
+            tp_call_unterminated(p);
         break;
     case P_BLOCK:
     case P_LIST0: /* the block tag and the end: a call cut off */

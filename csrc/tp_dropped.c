@@ -283,6 +283,22 @@ void tp_drop_held_at_end(tp_parser *p, int code, const uint8_t *s, size_t n)
     emit_bytes(p, s, n);
 }
 
+int tp_drop_mark_at_end(tp_parser *p, int code)
+{
+    uint64_t m = p->drop_mark;
+    if (p->chunk || p->drop_on || p->filtered || m >= p->base || p->base - m > TP_DROP_TAIL)
+        return 0;
+    size_t k = (size_t)(p->base - m);
+    size_t at = (size_t)(m % TP_DROP_TAIL), first = TP_DROP_TAIL - at < k ? TP_DROP_TAIL - at : k;
+    tp_ev_error(p, code, p->base, -1, NULL, 0);
+    p->drop_call = -1;
+    p->drop_off = m;
+    p->drop_mark = UINT64_MAX;
+    emit_bytes(p, p->tail + at, first);
+    emit_bytes(p, p->tail, k - first);
+    return 1;
+}
+
 void tp_drop_trailing_ws(tp_parser *p, const uint8_t *s, size_t n, uint64_t at)
 {
     /* the last drop ended where the run begins: nothing came between */

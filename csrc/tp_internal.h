@@ -131,6 +131,12 @@ void tp_drop_held_at_end(tp_parser *p, int code, const uint8_t *s, size_t n);
  * since), joins that error's dropped text (else it would be in nothing). */
 void tp_drop_trailing_ws(tp_parser *p, const uint8_t *s, size_t n, uint64_t at);
 void tp_drop_mark(tp_parser *p, uint64_t off);
+/* At the end of the stream: the bytes from the mark (tp_drop_mark) to the
+ * end are a call cut off before it could be opened (its name): an error
+ * (code) at the end whose dropped text they are, from the tail ring.
+ * Returns 0 (nothing emitted) without a mark, while a drop runs, or when
+ * the ring no longer holds them. */
+int tp_drop_mark_at_end(tp_parser *p, int code);
 void tp_drop_keep_tail(tp_parser *p, const uint8_t *data, size_t n);
 
 /* The parser's tools: its own (tp_parser_add_tool) or a shared compiled list. */

@@ -553,7 +553,7 @@ static void compare(const trace *a, const trace *b)
  * "Dropped text"). */
 static const char *const UNTILED[] = {
     "kimi_k3", "step3", "trinity",
-    "lfm2", "muse", "pythonic", NULL};
+    "lfm2", "muse", NULL};
 
 static int untiled(const char *name)
 {
