@@ -516,7 +516,10 @@ static void opener_no_call(tp_parser *p, uint64_t at)
     size_t k = p->raw_skip;
     while (k < p->raw.len && tp_is_ws(p->raw.data[k]))
         k++;
-    if (k > p->raw_skip && !p->raw_over) {
+    /* a record over max_buffer by `at` is over for every chunking (a chunk
+     * end may not have come to find it so): its bytes are gone */
+    int over = p->raw_over || (p->raw.limit && at >= p->raw_off && p->raw_skip + (at - p->raw_off) > p->raw.limit);
+    if (k > p->raw_skip && !over) {
         tp_text_at(p, p->raw.data + p->raw_skip, k - p->raw_skip, p->raw_off);
         tp_text_flush_ws(p);
         p->raw_off += k - p->raw_skip;
