@@ -858,16 +858,21 @@ static void value_close(tp_parser *p)
  * began). */
 static void block_text(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
-    (void)off;
     if (!(p->fstate & F_PROSE)) {
         while (n && tp_is_ws(*s)) {
             s++;
             n--;
+            off++;
         }
         if (!n)
             return;
         p->fstate |= F_PROSE;
     }
+    /* text is read again: a drop ends where it begins, also when these are
+     * bytes a partial tag held from earlier chunks (tp_text finds only
+     * the chunk's own bytes) */
+    if (p->drop_on && p->chunk)
+        tp_drop_end(p, off >= p->base ? (size_t)(off - p->base) : 0, off >= p->base ? 0 : (size_t)(p->base - off));
     tp_text(p, s, n);
 }
 
