@@ -239,6 +239,21 @@ static void btag_no_call(tp_parser *p, const nx_row *r, size_t extra, size_t at)
     tp_stray_markup(p, len, at);
 }
 
+/* The wl bytes of the stream that end at chunk index `at` (those before
+ * the chunk from the tail ring), as the model wrote them, into buf;
+ * 0 when the ring no longer holds them. */
+static int as_written(const tp_parser *p, uint8_t *buf, size_t wl, size_t at)
+{
+    uint64_t start = p->base + at - wl;
+    if (!p->chunk || p->base + at < wl || p->base - (start < p->base ? start : p->base) > TP_DROP_TAIL)
+        return 0;
+    for (size_t k = 0; k < wl; k++) {
+        uint64_t o = start + k;
+        buf[k] = o >= p->base ? p->chunk[o - p->base] : p->tail[o % TP_DROP_TAIL];
+    }
+    return 1;
+}
+
 static int tag_byte(tp_parser *p, const nx_row *r, uint8_t c, size_t i, uint64_t off)
 {
     int inv = p->mode == M_ITAG;
@@ -288,11 +303,16 @@ static int tag_byte(tp_parser *p, const nx_row *r, uint8_t c, size_t i, uint64_t
                 end_invoke(p); /* the previous invoke was not closed */
             const char *marker = r->open_seq + strlen(r->block_open); /* NS "<" invoke_tag */
             size_t ml = r->open_len - strlen(r->block_open);
+            uint8_t wb[256];
+            size_t wl = strlen(r->ns) + p->nx_ns + 1 + il;
             if (!inv && p->nx_lt == 0) { /* as written, blanks after the NS included */
                 marker = (const char *)p->pending.data;
                 ml = p->pending.len;
             } else if (!inv) { /* (not kept: recorded from the tag's `<`) */
                 ml -= strlen(r->ns);
+            } else if (wl <= sizeof wb && as_written(p, wb, wl, i + 1)) {
+                marker = (const char *)wb; /* in an invoke: as written too */
+                ml = wl;
             }
             tp_raw_begin(p, marker, ml, i + 1);
             invoke_begins(p, off + 1 - ml);

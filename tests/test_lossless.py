@@ -782,6 +782,14 @@ DROPPED = [
      '<|open|>tools<|sep|><|open|>call tool="a b"<|sep|><|close|>call<|sep|>\n<|close|>tools<|close|>x', {},
      "<|close|>tools<|close|>x", [],
      [("unknown_tool", '<|open|>tools<|sep|><|open|>call tool="a b"<|sep|><|close|>call<|sep|>\n')]),
+    # MiniMax-M3: an invoke left open, then an NS, a blank and another
+    # invoke that is refused: its dropped text is as written, the blank
+    # included (random-seed fuzz finding: it was the NS<invoke spelling)
+    ("m3-unclosed-invoke-then-ns-blank-refused-invoke", "minimax_m3",
+     M3NS + "<tool_call>\n" + M3NS + '<invoke name="f">' + M3NS + "<a>1" + M3NS + "</a>\n" + M3NS
+     + ' <invoke name="nope">' + M3NS + "</invoke>\n" + M3NS + "</tool_call> ok", {}, " ok",
+     [("f", '{"a": "1"}', True)],
+     [("unknown_tool", M3NS + ' <invoke name="nope">' + M3NS + "</invoke>\n" + M3NS + "</tool_call>")]),
     ("k2-group-no-call", "k2_horizon", "a <ifm|tool_calls>\n </ifm|tool_calls>\nb", {}, "a \nb", [],
      [("bad_markup", "<ifm|tool_calls>\n </ifm|tool_calls>")]),
     ("k2-group-opener-then-prose", "k2_horizon", "a <ifm|tool_calls>\n  hi </ifm|tool_calls>", {}, "a hi ", [],
