@@ -270,7 +270,9 @@ static void call_done(tp_parser *p, uint64_t end)
 /* a held `[...` that is not a call list: prose */
 static void not_a_list(tp_parser *p)
 {
-    tp_text(p, p->pending.data, p->pending.len);
+    /* at its stream offset (the `[`'s), so a blank it ends with that a
+     * call's marker follows is known to be next to it */
+    tp_text_at(p, p->pending.data, p->pending.len, p->call_off);
     tp_buf_clear(&p->pending);
     p->mode = P_TEXT;
     p->node = 0;
