@@ -21,14 +21,22 @@ command -v "$CC" >/dev/null || { echo "clang not found (apt-get install clang)";
 mkdir -p "$OUT/work"
 cd "$ROOT"
 "$PY" fuzz/gen_corpus.py "$OUT"
-cp -n "$OUT"/corpus/* "$OUT/work/" 2>/dev/null || true
+# The seeds go in by name order (-seed_inputs), not through the working
+# directory: libFuzzer sorts what it loads by size only, so seeds of equal size
+# would run in the filesystem's directory order and the same -seed would explore
+# differently on another machine. With a fresh fuzz/out, a fixed -seed and
+# -runs, a run is the same sequence of inputs everywhere (CI's slice is replayed
+# exactly by scripts/ci-harden.sh on any machine). The working corpus only
+# keeps what the fuzzer adds.
+(cd "$OUT/corpus" && ls | LC_ALL=C sort | sed "s|^|$OUT/corpus/|" | paste -sd, -) > "$OUT/seed_inputs"
 "$CC" -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -Icsrc csrc/*.c fuzz/fuzz_core.c -lm -o "$OUT/fuzz_core"
 cd "$OUT"
 echo "== fuzzing for ${SECS}s"
 set +e
 ASAN_OPTIONS="detect_leaks=1" ./fuzz_core -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 \
-    -max_len=8192 -dict=toolparse.dict -print_final_stats=1 -artifact_prefix="$OUT/" "$@" work \
+    -max_len=8192 -dict=toolparse.dict -print_final_stats=1 -artifact_prefix="$OUT/" \
+    -seed_inputs=@seed_inputs "$@" work \
     > fuzz.log 2>&1
 rc=$?
 set -e
