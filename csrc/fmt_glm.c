@@ -507,20 +507,20 @@ static void open_block(tp_parser *p, const glm_row *r, size_t at)
 }
 
 /* Prose at stream offset `at` in a block whose record is still the
- * block's, known to be prose at stream offset `now` (>= `at`: a call
- * opener is found to be prose only later): its opener (with the blanks
- * after it) made no call. */
-static void opener_no_call(tp_parser *p, uint64_t at, uint64_t now)
+ * block's: its opener (with the blanks after it) made no call. */
+static void opener_no_call(tp_parser *p, uint64_t at)
 {
     p->fstate &= (uint8_t)~FS_OPEN;
     /* the whitespace held before the opener stays prose, as before a
-     * stray end tag */
+     * stray end tag, unless the record up to `at` is over max_buffer. That
+     * is decided by `at` alone: the record may have stopped at a chunk end
+     * past `at` (bytes held as a possible tag, or a call opener found to
+     * be prose only later), but the whitespace at its start is in it
+     * whenever the record up to `at` fits, so any chunking gives it back */
     size_t k = p->raw_skip;
     while (k < p->raw.len && tp_is_ws(p->raw.data[k]))
         k++;
-    /* a record over max_buffer by `now` is over for every chunking (a chunk
-     * end may not have come to find it so): its bytes are gone */
-    int over = p->raw_over || (p->raw.limit && now >= p->raw_off && p->raw_skip + (now - p->raw_off) > p->raw.limit);
+    int over = p->raw.limit && at >= p->raw_off && p->raw_skip + (at - p->raw_off) > p->raw.limit;
     if (k > p->raw_skip && !over) {
         tp_text_at(p, p->raw.data + p->raw_skip, k - p->raw_skip, p->raw_off);
         tp_text_flush_ws(p);
@@ -546,11 +546,14 @@ static void prose_tag(tp_parser *p, const glm_row *r, size_t at)
         tp_drop_end(p, at, here > p->call_off ? (size_t)(here - p->call_off) : 0);
     }
     if (block_record(p))
-        opener_no_call(p, p->call_off, p->base + at);
+        opener_no_call(p, p->call_off);
     else
         tp_raw_end(p);
-    tp_text(p, (const uint8_t *)r->call_open, strlen(r->call_open));
-    tp_text(p, p->pending.data, p->pending.len);
+    /* the tag and every byte after it (pending) at their stream offsets, so
+     * that a blank they end with goes with a block opener that follows */
+    size_t tl = strlen(r->call_open);
+    tp_text_at(p, (const uint8_t *)r->call_open, tl, p->call_off);
+    tp_text_at(p, p->pending.data, p->pending.len, p->call_off + tl);
     tp_buf_clear(&p->pending);
     go_home(p, r);
     p->fstate = FS_PROSE;
@@ -570,7 +573,7 @@ static void block_text(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
         if (!n)
             return;
         if (block_record(p))
-            opener_no_call(p, off, off);
+            opener_no_call(p, off);
         p->fstate = FS_PROSE;
     }
     if (p->fgroup == 2)

@@ -818,14 +818,24 @@ DROPPED = [
     ("hunyuan-prose-tag-first", "hunyuan", "a<tool_calls> <tool_call>x y</tool_call>\n<tool_call>f</tool_call></tool_calls>",
      {}, "a<tool_call>x y</tool_call>", [("f", "{}", True)], [("bad_markup", "<tool_calls> ")]),
     ("hunyuan-cut-block", "hunyuan", "a<tool_calls>\n", {}, "a<tool_calls>\n", [], [("unterminated", "")]),
-    # a call opener found to be prose only once the block's record is past
-    # max_buffer: the record is over for every chunking (the blank before
-    # the block opener went with it streamed, into text one-shot: CI fuzz)
+    # whether the blanks before a block opener that made no call are text
+    # is decided by the block's record up to the prose alone (under
+    # max_buffer here), not by where a chunk end found the record past it
+    # (a call opener found to be prose later; a possible tag held across
+    # the prose's start): random-seed and CI fuzz findings
     ("hunyuan-prose-call-opener-after-record-over-limit", "hunyuan_os",
      "Sure <tool_calls:opensource>\n<tool_call:opensource>lookup>\n<arg_key:opensour_weather<tool_sep:opensource>\n"
      "<arg_key:opensource>", {"max_buffer": 64, "max_name": 16},
-     "Sure<tool_call:opensource>lookup>\n<arg_key:opensour_weather<tool_sep:opensource>\n<arg_key:opensource>", [],
-     [("bad_markup", " <tool_calls:opensource>\n")]),
+     "Sure <tool_call:opensource>lookup>\n<arg_key:opensour_weather<tool_sep:opensource>\n<arg_key:opensource>", [],
+     [("bad_markup", "<tool_calls:opensource>\n")]),
+    ("hunyuan-held-tag-past-prose-start-record-at-limit", "hunyuan",
+     "a" + " " * 9 + "<tool_calls>" + " " * 42 + "<to)l", {"max_buffer": 64},
+     "a" + " " * 9 + "<to)l", [], [("bad_markup", "<tool_calls>" + " " * 42)]),
+    # a call opener that was prose, its bytes ending in a blank, then
+    # another block opener: the blank is text (it was in nothing)
+    ("hunyuan-prose-call-opener-blank-then-block-opener", "hunyuan",
+     "c <tool_calls> <tool_call>xy </t <tool_calls> z", {},
+     "c <tool_call>xy </t z", [], [("bad_markup", "<tool_calls> "), ("bad_markup", "<tool_calls> ")]),
     ("hunyuan-cut-block-in-name", "hunyuan", "a<tool_calls>\n<tool_call>f", {}, "a<tool_calls>\n<tool_call>f", [],
      [("unterminated", "")]),
     ("hunyuan-partial-tag-after-call", "hunyuan", "a<tool_calls>\n<tool_call>f<tool_sep>\n</tool_call>\n</tool_ca", {},
