@@ -1,6 +1,6 @@
 """Golden cases for MiniMax-M3 (minimax_m3: namespaced tag-named XML, the
-first row of csrc/fmt_nsxml.c; nested values built by
-sglang_toolparse/minimax_m3_types.py), each replayed with every chunker and
+first row of csrc/fmt_nsxml.c; nested values typed in C by
+csrc/fmt_nsxml_value.c), each replayed with every chunker and
 cut at every split point: the merged events must be identical. Responses are
 written as M3's chat template writes them (tests/format_table.py
 render_minimax_m3: the template's to_xml) unless the case says otherwise.
