@@ -323,7 +323,15 @@ static int object(tree_t *t, const el_t *x, int node)
     uint32_t nc = x->nchild;
     uint32_t *group = malloc(nc * sizeof(uint32_t));
     int32_t *kids = malloc(nc * sizeof(int32_t));
-    int res = !group || !kids || groups(t, x, group, kids) || tp_buf_push(t->out, '{') ? -1 : 0;
+    uint32_t *next = malloc(nc * sizeof(uint32_t)); /* the next child of the same key, or nc */
+    uint32_t *tail = malloc(nc * sizeof(uint32_t));  /* by first child of a key: its last so far */
+    int res = !group || !kids || !next || !tail || groups(t, x, group, kids) || tp_buf_push(t->out, '{') ? -1 : 0;
+    for (uint32_t k = 0; k < nc && !res; k++) {
+        next[k] = nc;
+        if (group[k] != k)
+            next[tail[group[k]]] = k;
+        tail[group[k]] = k;
+    }
     for (uint32_t k = 0; k < nc && !res; k++) {
         if (group[k] != k)
             continue;
@@ -333,10 +341,7 @@ static int object(tree_t *t, const el_t *x, int node)
             break;
         }
         int child = tp_schema_child(t->sc, node, t->raw + c->tag_at, c->tag_len, 0);
-        uint32_t more = 0;
-        for (uint32_t j = k + 1; j < nc; j++)
-            more += group[j] == k;
-        if (!more) {
+        if (next[k] == nc) {
             res = value(t, kids[k], child);
             continue;
         }
@@ -354,9 +359,7 @@ static int object(tree_t *t, const el_t *x, int node)
             t->out->len -= 2; /* (and its ']') */
             sep = t->out->len > at + 1;
         }
-        for (uint32_t j = k + 1; j < nc && !res; j++) {
-            if (group[j] != k)
-                continue;
+        for (uint32_t j = next[k]; j < nc && !res; j = next[j]) {
             if (sep && put_lit(t, ", "))
                 res = -1;
             else
@@ -370,6 +373,8 @@ static int object(tree_t *t, const el_t *x, int node)
         res = -1;
     free(group);
     free(kids);
+    free(next);
+    free(tail);
     return res;
 }
 
