@@ -35,9 +35,11 @@
  *    NS</KEY> is held back (at most NS, blanks and the tag).
  *  - Every other value (declared otherwise, undeclared, unknown tool) is
  *    held, bounded by lim.max_buffer, with its inner tags, until it closes,
- *    and handed over whole as one TP_EV_RAW_VALUE event: the host
- *    (sglang_toolparse/minimax_m3_types.py) builds the nested value from
- *    the tool schema. Only the nesting depth is tracked here.
+ *    then typed whole by the tool's schema (fmt_nsxml_value.c: nested
+ *    elements built into JSON, leaves by the row's rules in
+ *    tp_type_rules.c). Only the nesting depth is tracked here. Only a JSON
+ *    text the core cannot read as json.loads does goes to the host as a
+ *    TP_EV_RAW_VALUE event.
  *  - Errors (unknown tool, over-long name/key/value) drop the call and keep
  *    reading its structure; the end of the stream inside a call is an
  *    "unterminated" error.
@@ -46,6 +48,7 @@
 #include <string.h>
 
 #include "tp_internal.h"
+#include "tp_schema.h"
 
 enum {
     M_TEXT,  /* prose; looking for NS */
@@ -397,7 +400,8 @@ static void value_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
         hold(p, s, n, off);
 }
 
-/* A held value, whole, to the host: the key's bytes, then the raw value. */
+/* A held value, whole, to the host: the key's bytes, then the raw value
+ * (only a JSON text the core cannot read as Python's json.loads does). */
 static void host_value(tp_parser *p)
 {
     size_t start = p->out.len;
@@ -411,12 +415,27 @@ static void host_value(tp_parser *p)
         p->ev[p->nev - 1].offset = p->key.len;
 }
 
+/* A held value, typed by the tool's schema (fmt_nsxml_value.c). */
+static void typed_value(tp_parser *p, const nx_row *r)
+{
+    const tp_schema *sc = tp_parser_tools(p)->schema;
+    int node = tp_schema_param(sc, tp_schema_tool(sc, p->name.data, p->name.len), p->key.data, p->key.len);
+    size_t start = p->out.len;
+    int res = tp_nsxml_value(sc, node, r->ns, p->pending.data, p->pending.len, &p->js, p->lim.max_depth, &p->out);
+    if (res < 0)
+        p->oom = 1;
+    else if (res == TP_TV_TEXT)
+        tp_ev_args_from(p, start);
+    else
+        host_value(p);
+}
+
 static void value_close(tp_parser *p)
 {
     if (p->vkind == VK_STREAM)
         args_lit(p, "\"");
     else if (p->vkind == VK_HOLD && !p->discard)
-        host_value(p);
+        typed_value(p, row_of(p));
     p->vkind = VK_DROP;
     tp_buf_clear(&p->pending);
     tp_buf_shrink(&p->pending, 1u << 16);

@@ -294,6 +294,25 @@ const tp_type_rules tp_rules_k2_horizon = {
     1,
 };
 
+/* minimax_m3 (sglang_toolparse/minimax_m3_types.py reads the schema, as
+ * MinimaxM3Detector does): a leaf of a value (a parameter, or an element
+ * of a nested one) by its schema's types, the mask: a string type: the
+ * text; null (exact case, or empty) when null is a type; int(); float()
+ * (finite; integral: an int); boolean words (stripped, any case); else the
+ * text. An untyped leaf: str.strip() of it true/false/null is that
+ * literal, else the text. Numbers as Python reads them, never the host's
+ * (TP_R_PY_EXACT). fmt_nsxml_value.c asks for TP_KIND_UNION (typed) or
+ * TP_KIND_UNTYPED. */
+const tp_type_rules tp_rules_minimax_m3 = {
+    "minimax_m3",
+    {
+        [TP_KIND_UNTYPED] = TP_R_LITERAL_WORDS,
+        [TP_KIND_UNION] = TP_R_BY_MASK | TP_R_STRING_FIRST | TP_R_NULL_CASES | TP_R_PY_INT | TP_R_PY_FLOAT |
+                          TP_R_BOOL_WORDS | TP_R_PY_EXACT,
+    },
+    1,
+};
+
 /* A format without rules of its own: a non-string value is its raw text. */
 const tp_type_rules tp_rules_plain = {"plain", {0}};
 
@@ -319,6 +338,7 @@ static const struct {
     {"step3", &tp_rules_step3},
     {"k2_horizon", &tp_rules_k2_horizon},
     {"muse", &tp_rules_kimi_k3}, /* MuseGlimmerDetector: json.loads, else the text */
+    {"minimax_m3", &tp_rules_minimax_m3},
 };
 
 const tp_type_rules *tp_rules_for(const void *fmt)
@@ -339,7 +359,8 @@ const tp_type_rules *tp_rules_named(const char *family)
                                                    &tp_rules_minicpm5,
                                                    &tp_rules_kimi_k3,
                                                    &tp_rules_step3,
-                                                   &tp_rules_k2_horizon};
+                                                   &tp_rules_k2_horizon,
+                                                   &tp_rules_minimax_m3};
     for (size_t i = 0; i < sizeof(ALL) / sizeof(ALL[0]); i++)
         if (strcmp(ALL[i]->family, family) == 0)
             return ALL[i];

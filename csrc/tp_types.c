@@ -3,6 +3,7 @@
  * the binding and then only read, so any number of parsers (in any thread)
  * may share it. */
 #include "tp_types.h"
+#include "tp_schema.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ void tp_tools_free(tp_tools *t)
     free(t->kind);
     free(t->mask);
     free(t->tool_kind);
+    tp_schema_free(t->schema);
     memset(t, 0, sizeof(*t));
 }
 

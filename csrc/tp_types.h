@@ -87,8 +87,16 @@ enum {
     TP_R_BOOL_01 = 1u << 17, /* true/1, false/0 (any case, stripped): Spark */
     TP_R_BOOL_TF = 1u << 18, /* true, false (any case, as written): Hunyuan */
     TP_R_TRUE_ONE = 1u << 19,    /* with TRUE_WORD: "1" is true as well (dots) */
+    /* MiniMax-M3's leaves (gated by the mask under BY_MASK, in this order
+     * before PY_INT): */
+    TP_R_STRING_FIRST = 1u << 20, /* the mask has string: the raw text */
+    TP_R_NULL_CASES = 1u << 21,   /* the mask has null: "null", "Null", "NULL" or "": null */
+    TP_R_LITERAL_WORDS = 1u << 22, /* str.strip() of it is true, false or null: that literal */
+    TP_R_PY_EXACT = 1u << 23, /* PY_INT, PY_FLOAT and BOOL_WORDS read any text as Python does
+                               * (tp_pytext.c: Unicode spaces and digits, underscores; never
+                               * the host's), and a float past a double is no number */
 };
-/* Order in which steps run: null words, PY_INT, PY_FLOAT, TRUE_WORD,
+/* Order in which steps run: null words, LITERAL_WORDS, STRING_FIRST, NULL_CASES, PY_INT, PY_FLOAT, TRUE_WORD,
  * BOOL_WORDS, BOOL_01, BOOL_TF, JSON (+ JSON_STR_HOST, UNION_STRING),
  * UNESCAPE_HOST, STRIP_QUOTES, LITERAL_HOST, JSON_ELSE, the raw text. */
 
@@ -117,6 +125,7 @@ extern const tp_type_rules tp_rules_hunyuan;
 extern const tp_type_rules tp_rules_kimi_k3; /* typed by the model's type attribute */
 extern const tp_type_rules tp_rules_step3;
 extern const tp_type_rules tp_rules_k2_horizon;
+extern const tp_type_rules tp_rules_minimax_m3; /* a leaf of a nested value (fmt_nsxml_value.c) */
 
 /* The rules row of a format (a const tp_format *, matched by name;
  * tp_rules_plain if it has none). */
@@ -132,6 +141,7 @@ typedef struct tp_tools {
     uint8_t *tool_kind; /* by tool id: the kind of every key of a tool typed whole
                          * (TP_KIND_HOST), else TP_KIND_UNTYPED for undeclared keys */
     uint32_t tool_cap;
+    struct tp_schema *schema; /* nested values' schemas (tp_schema.h), or NULL */
 } tp_tools;
 
 void tp_tools_init(tp_tools *t);
@@ -156,11 +166,25 @@ int tp_tools_kind(const tp_tools *t, int id, const uint8_t *name, size_t len, un
 enum { TP_TV_TEXT = 0, TP_TV_HOST = 1 };
 int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t *raw, size_t n,
                   tp_json *js, uint32_t max_depth, tp_buf *out);
+/* The whole value raw[0:n) as JSON (json.loads as SGLang calls it),
+ * appended canonically to `out`: 1 written; 0 not JSON; -1 the host's
+ * (beyond the core's limits, a repeated key, a raw lone surrogate); -2 out
+ * of memory. */
+int tp_json_value(tp_json *js, uint32_t max_depth, const uint8_t *raw, size_t n, tp_buf *out);
 /* The rules row of a family by name ("glm45", ...); NULL if none. */
 const tp_type_rules *tp_rules_named(const char *family);
 
 /* Appends s[0:n) as JSON string content (json.dumps(s, ensure_ascii=False)
  * without the quotes; lone surrogates in WTF-8 stay \u-escaped). */
 int tp_json_escape(tp_buf *b, const uint8_t *s, size_t n);
+
+/* Python's reading of text (tp_pytext.c). tp_py_strip: s[0:n) without the
+ * whitespace str.strip() removes (*s moved past the leading part; returns
+ * the length left). tp_py_number_text: appends to `out` the ASCII text
+ * int() / float() parse s as (Unicode spaces and digits made ASCII,
+ * stripped, underscores checked and removed): 1, or 0 when no number can
+ * be read (nothing appended is meaningful), -1 out of memory. */
+size_t tp_py_strip(const uint8_t **s, size_t n);
+int tp_py_number_text(const uint8_t *s, size_t n, tp_buf *out);
 
 #endif

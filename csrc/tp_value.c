@@ -170,6 +170,11 @@ static int json_value(tp_json *js, uint32_t max_depth, const uint8_t *raw, size_
     return 1;
 }
 
+int tp_json_value(tp_json *js, uint32_t max_depth, const uint8_t *raw, size_t n, tp_buf *out)
+{
+    return json_value(js, max_depth, raw, n, out);
+}
+
 /* could ast.literal_eval(s) succeed? (0 only when it surely fails, so the
  * value is its raw text either way) */
 static int maybe_literal(const uint8_t *s, size_t n)
@@ -241,6 +246,22 @@ static int py_int(const uint8_t *s, size_t n, tp_buf *out)
     return maybe_chars(s, n, "0123456789+-_") ? -1 : 0;
 }
 
+/* int() of text tp_py_number_text made ASCII: [+-]digits, at most 4300
+ * digits (Python's default limit). 1 written, 0 fails, -2 out of memory. */
+static int py_int_exact(const uint8_t *s, size_t n, tp_buf *out)
+{
+    size_t i = n && (s[0] == '+' || s[0] == '-') ? 1 : 0, k = i;
+    while (k < n && s[k] >= '0' && s[k] <= '9')
+        k++;
+    if (k != n || k == i || n - i > 4300)
+        return 0;
+    while (i < n - 1 && s[i] == '0')
+        i++;
+    if (s[0] == '-' && !(n - i == 1 && s[i] == '0') && tp_buf_push(out, '-'))
+        return -2;
+    return tp_buf_append(out, s + i, n - i) ? -2 : 1;
+}
+
 /* the integral double v as Python's int(v) writes it */
 static int put_int_of(tp_buf *out, double v)
 {
@@ -254,7 +275,7 @@ static int put_int_of(tp_buf *out, double v)
  * double with the digits of s when they are a JSON number, since Python's
  * inf is not JSON); 0: fails (also a value past a double written otherwise,
  * e.g. "+1e400" or "inf"); -1: the host decides; -2: out of memory. */
-static int py_float(const uint8_t *s, size_t n, int as_written, tp_buf *out)
+static int py_float(const uint8_t *s, size_t n, int as_written, int finite, tp_buf *out)
 {
     size_t i = n && (s[0] == '+' || s[0] == '-') ? 1 : 0, k = i, d = 0;
     int point = 0;
@@ -288,7 +309,7 @@ static int py_float(const uint8_t *s, size_t n, int as_written, tp_buf *out)
     if (buf != local)
         free(buf);
     if (!isfinite(v))
-        return tp_json_is_number(s, n) ? (tp_buf_append(out, s, n) ? -2 : 1) : 0;
+        return !finite && tp_json_is_number(s, n) ? (tp_buf_append(out, s, n) ? -2 : 1) : 0;
     if (floor(v) == v && (!as_written || !point))
         return put_int_of(out, v);
     char f[40];
@@ -319,6 +340,39 @@ static int bool_words_n(const uint8_t *s, size_t n, int nw, int strip, tp_buf *o
     return 0;
 }
 
+/* PY_EXACT: int() (as_int) or float() of any text, as Python reads it:
+ * 1 written, 0 no number, -2 out of memory. The ASCII text is written past
+ * the output, then replaced by the number. */
+static int py_number_exact(const uint8_t *s, size_t n, int as_int, tp_buf *out)
+{
+    size_t start = out->len;
+    int res = tp_py_number_text(s, n, out);
+    if (res == 1) {
+        size_t tl = out->len - start;
+        uint8_t local[64], *t = tl <= sizeof local ? local : malloc(tl);
+        if (!t)
+            return -2;
+        memcpy(t, out->data + start, tl);
+        out->len = start;
+        res = as_int ? py_int_exact(t, tl, out) : py_float(t, tl, 0, 1, out);
+        if (res == -1)
+            res = 0; /* ASCII text py_float does not read is no number (inf, nan) */
+        if (t != local)
+            free(t);
+    }
+    if (res != 1)
+        out->len = start;
+    return res < 0 ? -2 : res;
+}
+
+/* BOOL_WORDS under PY_EXACT: str.strip().lower() among the words */
+static int bool_words_exact(const uint8_t *s, size_t n, tp_buf *out)
+{
+    n = tp_py_strip(&s, n);
+    int res = bool_words_n(s, n, 4, 0, out);
+    return res == -1 ? 0 : res; /* (a non-ASCII character left lowers to no word) */
+}
+
 int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t *raw, size_t n,
                   tp_json *js, uint32_t max_depth, tp_buf *out)
 {
@@ -334,15 +388,40 @@ int tp_type_value(const tp_type_rules *r, int kind, unsigned mask, const uint8_t
         ((steps & TP_R_NULL_NIL) && (lower_eq(raw, n, "none") || lower_eq(raw, n, "nil"))) ||
         ((steps & TP_R_NULL_NONE) && n == 4 && memcmp(raw, "None", 4) == 0))
         return tp_buf_append(out, "null", 4) ? -1 : TP_TV_TEXT;
+    if (steps & TP_R_LITERAL_WORDS) {
+        const uint8_t *w = raw;
+        size_t wl = tp_py_strip(&w, n);
+        static const char *const LIT[] = {"true", "false", "null"};
+        for (int k = 0; k < 3; k++)
+            if (wl == strlen(LIT[k]) && memcmp(w, LIT[k], wl) == 0)
+                return tp_buf_append(out, LIT[k], wl) ? -1 : TP_TV_TEXT;
+    }
     /* MiniMax: a step runs only for a type the union allows */
     int gate = (steps & TP_R_BY_MASK) != 0;
+    if ((steps & TP_R_STRING_FIRST) && (mask & TP_JT_STRING))
+        return put_string(out, raw, n) ? -1 : TP_TV_TEXT;
+    if ((steps & TP_R_NULL_CASES) && (mask & TP_JT_NULL) &&
+        (n == 0 || (n == 4 && (!memcmp(raw, "null", 4) || !memcmp(raw, "Null", 4) || !memcmp(raw, "NULL", 4)))))
+        return tp_buf_append(out, "null", 4) ? -1 : TP_TV_TEXT;
+    if (steps & TP_R_PY_EXACT) {
+        for (int b = 0; b < 3; b++) {
+            static const uint32_t STEP[] = {TP_R_PY_INT, TP_R_PY_FLOAT, TP_R_BOOL_WORDS};
+            static const unsigned TYPE[] = {TP_JT_INTEGER, TP_JT_NUMBER, TP_JT_BOOLEAN};
+            if ((steps & STEP[b]) && (!gate || (mask & TYPE[b]))) {
+                res = b < 2 ? py_number_exact(raw, n, b == 0, out) : bool_words_exact(raw, n, out);
+                if (res != 0)
+                    return res == 1 ? TP_TV_TEXT : -1;
+            }
+        }
+        steps &= ~(uint32_t)(TP_R_PY_INT | TP_R_PY_FLOAT | TP_R_BOOL_WORDS);
+    }
     if ((steps & TP_R_PY_INT) && (!gate || (mask & TP_JT_INTEGER))) {
         res = py_int(raw, n, out);
         if (res != 0)
             return res == 1 ? TP_TV_TEXT : res == -1 ? TP_TV_HOST : -1;
     }
     if ((steps & TP_R_PY_FLOAT) && (!gate || (mask & TP_JT_NUMBER))) {
-        res = py_float(raw, n, (steps & TP_R_FLOAT_AS_WRITTEN) != 0, out);
+        res = py_float(raw, n, (steps & TP_R_FLOAT_AS_WRITTEN) != 0, 0, out);
         if (res != 0)
             return res == 1 ? TP_TV_TEXT : res == -1 ? TP_TV_HOST : -1;
     }

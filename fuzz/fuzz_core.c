@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "tp_internal.h"
+#include "tp_schema.h"
 
 #define CHECK(cond, ...)                                                         \
     do {                                                                         \
@@ -438,6 +439,69 @@ static const struct {
               {"m", TP_KIND_UNION, TP_JT_NUMBER | TP_JT_BOOLEAN | TP_JT_ARRAY},
               {"h", TP_KIND_HOST, 0}};
 
+/* A schema graph for the tools (tp_schema.c's blob), so the nested values
+ * of namespaced-XML rows (MiniMax-M3) are typed by it: every leaf kind, a
+ * nullable integer and string, an object with additionalProperties, an
+ * array with prefixItems then objects, a recursive object, a null property. */
+static void blob_u32(tp_buf *b, uint32_t v)
+{
+    uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    must(tp_buf_append(b, x, 4) == 0);
+}
+
+static void blob_node(tp_buf *b, uint8_t flags, uint8_t mask, int32_t extra, int32_t rest, const int32_t *prefix,
+                      uint32_t np, const char *const *names, const int32_t *ids, uint32_t nprops)
+{
+    must(tp_buf_push(b, flags) == 0 && tp_buf_push(b, mask) == 0);
+    blob_u32(b, (uint32_t)extra);
+    blob_u32(b, (uint32_t)rest);
+    blob_u32(b, np);
+    for (uint32_t k = 0; k < np; k++)
+        blob_u32(b, (uint32_t)prefix[k]);
+    blob_u32(b, nprops);
+    for (uint32_t k = 0; k < nprops; k++) {
+        blob_u32(b, (uint32_t)strlen(names[k]));
+        must(tp_buf_append(b, names[k], strlen(names[k])) == 0);
+        blob_u32(b, (uint32_t)ids[k]);
+    }
+}
+
+static tp_schema *fuzz_schema(const char *const *tools, size_t nt)
+{
+    enum { C = TP_SN_CONTAINER, S = TP_SN_SCALAR, A = TP_SN_ARRAY | TP_SN_CONTAINER };
+    static const char *const ROOT[] = {"i", "x", "b", "o", "l", "z", "u", "v", "m", "h", "item", "s"};
+    static const int32_t ROOT_ID[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, TP_SN_NULL_PROP, 6, 11};
+    static const char *const OBJ[] = {"i", "l", "o", "s"};
+    static const int32_t OBJ_ID[] = {2, 6, 5, 11};
+    static const int32_t PREFIX[] = {2, 11};
+    tp_buf b;
+    tp_buf_init(&b, 0);
+    blob_u32(&b, 13);
+    blob_node(&b, C, 0, 1, -1, NULL, 0, ROOT, ROOT_ID, 12);                       /* 0: the parameters */
+    blob_node(&b, S, TP_JT_INTEGER, -1, -1, NULL, 0, NULL, NULL, 0);             /* 1 */
+    blob_node(&b, S, TP_JT_INTEGER, -1, -1, NULL, 0, NULL, NULL, 0);             /* 2 */
+    blob_node(&b, S, TP_JT_NUMBER, -1, -1, NULL, 0, NULL, NULL, 0);              /* 3 */
+    blob_node(&b, S, TP_JT_BOOLEAN, -1, -1, NULL, 0, NULL, NULL, 0);             /* 4 */
+    blob_node(&b, C, 0, -1, -1, NULL, 0, OBJ, OBJ_ID, 4);                        /* 5: recursive */
+    blob_node(&b, A, 0, -1, 5, PREFIX, 2, NULL, NULL, 0);                        /* 6 */
+    blob_node(&b, S, TP_JT_INTEGER | TP_JT_NULL, -1, -1, NULL, 0, NULL, NULL, 0); /* 7 */
+    blob_node(&b, S, TP_JT_STRING | TP_JT_NULL, -1, -1, NULL, 0, NULL, NULL, 0);  /* 8 */
+    blob_node(&b, C, 0, 4, -1, NULL, 0, NULL, NULL, 0);                          /* 9 */
+    blob_node(&b, A, TP_JT_NUMBER | TP_JT_BOOLEAN, -1, -1, NULL, 0, NULL, NULL, 0); /* 10 */
+    blob_node(&b, S, TP_JT_STRING, -1, -1, NULL, 0, NULL, NULL, 0);              /* 11 */
+    blob_node(&b, TP_SN_UNTYPED, 0, -1, -1, NULL, 0, NULL, NULL, 0);             /* 12 */
+    blob_u32(&b, (uint32_t)nt);
+    for (size_t k = 0; k < nt; k++) {
+        blob_u32(&b, (uint32_t)strlen(tools[k]));
+        must(tp_buf_append(&b, tools[k], strlen(tools[k])) == 0);
+        blob_u32(&b, 0);
+    }
+    tp_schema *sc = tp_schema_load(b.data, b.len);
+    must(sc != NULL);
+    tp_buf_free(&b);
+    return sc;
+}
+
 /* Runs one stream. chunking: 0 = one shot, 1 = byte by byte, else random
  * cuts of 1..max_chunk bytes seeded by `seed`. */
 static void run(trace *t, const tp_format *fmt, uint8_t opts, const uint8_t *s, size_t n,
@@ -480,6 +544,8 @@ static void run(trace *t, const tp_format *fmt, uint8_t opts, const uint8_t *s, 
         }
     if (opts & 16)
         tp_parser_use_tools(&p, &shared);
+    if ((opts & 24) == 24) /* nested values typed by a schema graph */
+        shared.schema = fuzz_schema(TOOLS, sizeof(TOOLS) / sizeof(TOOLS[0]));
     t->open = -1;
     t->fresh = -1;
     t->next_index = 0;

@@ -288,10 +288,11 @@ cdef class CompiledTools:
     parameter, a kind (TP_KIND_*) and a union mask, in a C table that any
     number of parsers share read-only (in any thread). Immutable.
 
-    CompiledTools(rows, whole=(), host=None): rows is a sequence of
+    CompiledTools(rows, whole=(), host=None, schema=None): rows is a sequence of
     (tool name, default kind, [(parameter, kind, mask), ...]); `whole`
     names the tools whose calls the host types as a whole; `host()` makes
-    the host converter of one parser (see StreamParser)."""
+    the host converter of one parser (see StreamParser); `schema` (bytes)
+    is the tools' schema graph for nested values (csrc/tp_schema.c)."""
     cdef tp_tools t
     cdef bint ready
     cdef readonly tuple names
@@ -302,11 +303,16 @@ cdef class CompiledTools:
         tp_tools_init(&self.t)
         self.ready = False
 
-    def __init__(self, rows, whole=(), host=None):
+    def __init__(self, rows, whole=(), host=None, schema=None):
         cdef bytes b
         cdef int tid
         if self.ready:
             raise RuntimeError("CompiledTools cannot be re-initialized")
+        if schema is not None:
+            b = <bytes?>schema
+            self.t.schema = tp_schema_load(<const uint8_t *>b, len(b))
+            if self.t.schema == NULL:
+                raise ValueError("malformed schema table")
         names = []
         for name, default_kind, params in rows:
             b = (<str?>name).encode("utf-8", "surrogatepass")
@@ -358,6 +364,40 @@ def type_value(str family, int kind, unsigned mask, str raw):
     finally:
         tp_buf_free(&out)
         PyMem_Free(js)
+
+
+def nsxml_value(bytes schema, int node, str raw, str ns):
+    """What the core makes of one held value of a namespaced-XML row
+    (csrc/fmt_nsxml_value.c) typed by node `node` of the schema table
+    `schema` (bytes; -1: untyped): its JSON text, or None when it is a JSON
+    text left to the host's json.loads. For tests and tools."""
+    cdef const uint8_t *sb = <const uint8_t *>schema
+    cdef tp_schema *sc = tp_schema_load(sb, len(schema))
+    if sc == NULL:
+        raise ValueError("malformed schema table")
+    if node >= <int>sc.n or node < -1:
+        tp_schema_free(sc)
+        raise ValueError("bad node %r" % (node,))
+    cdef bytes b = raw.encode("utf-8", "surrogatepass")
+    cdef bytes nb = ns.encode("utf-8")
+    cdef tp_json *js = <tp_json *>PyMem_Malloc(sizeof(tp_json))
+    cdef tp_buf out
+    cdef int res
+    if js == NULL:
+        tp_schema_free(sc)
+        raise MemoryError()
+    tp_buf_init(&out, 0)
+    try:
+        res = tp_nsxml_value(sc, node, <const char *>nb, <const uint8_t *>b, len(b), js, TP_DEFAULT_MAX_DEPTH, &out)
+        if res < 0:
+            raise MemoryError()
+        if res == TP_TV_HOST:
+            return None
+        return PyUnicode_DecodeUTF8(<const char *>out.data, out.len, "surrogatepass")
+    finally:
+        tp_buf_free(&out)
+        PyMem_Free(js)
+        tp_schema_free(sc)
 
 
 KINDS = {

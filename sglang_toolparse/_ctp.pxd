@@ -12,9 +12,18 @@ cdef extern from "tp_json.h" nogil:
     ctypedef struct tp_json:
         uint8_t state
 
+cdef extern from "tp_schema.h" nogil:
+    ctypedef struct tp_schema:
+        uint32_t n
+    tp_schema *tp_schema_load(const uint8_t *blob, size_t n)
+    void tp_schema_free(tp_schema *s)
+    int tp_nsxml_value(const tp_schema *sc, int node, const char *ns, const uint8_t *raw, size_t n, tp_json *js,
+                       uint32_t max_depth, tp_buf *out)
+
 cdef extern from "tp_types.h" nogil:
     ctypedef struct tp_tools:
         uint32_t tool_cap
+        tp_schema *schema
     ctypedef struct tp_type_rules:
         const char *family
 

@@ -36,7 +36,7 @@ SCHEMA_TYPED_FORMATS += tuple(f for f in GLM_FAMILY if f not in SCHEMA_TYPED_FOR
 ROW_FORMATS = ("poolside_v1", "spark25", "hunyuan", "hunyuan_os")
 SCHEMA_TYPED_FORMATS += ROW_FORMATS
 XML_FORMATS = ("qwen3_coder", "minimax_m2", "mimo", "dots", "minicpm5")  # rules: xml_types.py, rows in csrc/tp_type_rules.c
-SCHEMA_TYPED_FORMATS += ("minimax_m3",)  # nested values built by minimax_m3_types.py
+SCHEMA_TYPED_FORMATS += ("minimax_m3",)  # nested values typed in C (minimax_m3_types.py: the schema table)
 XML_FORMATS += ("step3",)
 SCHEMA_TYPED_FORMATS += ("step3",)
 ROW_FORMATS += ("k2_horizon",)  # glm_row_types.py types xml and xml_typed; a JSON body is fmt_jsontag.c's (no typing)
@@ -179,7 +179,7 @@ def _compile_row(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:
 
 
 def _compile_m3(schemas: Optional[List[Tuple[str, Any]]]) -> Any:
-    from sglang_toolparse.minimax_m3_types import M3Converter, c_rows
+    from sglang_toolparse.minimax_m3_types import M3Converter, c_rows, schema_blob
 
     kinds = _core.KINDS
     tools = schemas or []
@@ -188,10 +188,10 @@ def _compile_m3(schemas: Optional[List[Tuple[str, Any]]]) -> Any:
     names = [] if schemas is None else [n for n, _ in schemas]
     crow = [(n, kinds["untyped"], []) for n in names] + crow
 
-    def host() -> M3Converter:  # every value that is not a streamed string
+    def host() -> M3Converter:  # the JSON texts the core leaves to json.loads
         return M3Converter(tools)
 
-    return _core.CompiledTools(crow, (), host)
+    return _core.CompiledTools(crow, (), host, schema_blob(tools))
 
 
 def _compile_xml(fmt: str, schemas: Optional[List[Tuple[str, Any]]]) -> Any:

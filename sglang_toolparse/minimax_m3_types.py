@@ -1,13 +1,14 @@
-"""MiniMax-M3 parameter values: the nested-value builder, without SGLang.
+"""MiniMax-M3 parameter values: the tool schemas as the C core reads them.
 
 MiniMax-M3's chat template (macro `to_xml`) writes an argument as one element
 per key, each tag after the namespace token `]<]minimax[>[` (NS): a mapping as
 its keys' elements, a sequence as one `item` element per entry, a boolean with
 `tojson`, any other scalar as its text (`{{ val }}`: strings raw, numbers as
-Python writes them), a None not at all. The C core (csrc/fmt_nsxml.c)
-streams a parameter declared as a string itself and hands every other value
-over whole (its raw text, inner tags included); `M3Converter.value` turns it
-into JSON text with the tool's schema.
+Python writes them), a None not at all. The C core streams a parameter
+declared as a string itself (csrc/fmt_nsxml.c) and types every other value
+whole, nested elements included (csrc/fmt_nsxml_value.c; its leaves by the
+minimax_m3 row of csrc/tp_type_rules.c), from the schema graph this module
+writes (`schema_blob`, read by csrc/tp_schema.c).
 
 What the template leaves open is read as SGLang's MinimaxM3Detector reads it
 (sglang 0.5.23, srt/function_call/minimax_m3.py): the schema of a child
@@ -29,28 +30,27 @@ template wins (docs/PARSERS.md, "MiniMax-M3"):
 - an element with children is a container even when text precedes them,
   and a closing tag that matches no open element is ignored (SGLang: the
   whole response becomes text).
+
+Python keeps only the JSON texts the core leaves to json.loads (a repeated
+key, past the core's limits): M3Converter.
 """
 from __future__ import annotations
 
 import json
-import math
-import re
+import struct
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from sglang_toolparse import _core
 from sglang_toolparse.glm_types import get_schema_properties
 from sglang_toolparse.xml_types import _dumps
 
 NS = "]<]minimax[>["
-_BLANKS = " \t\r\n"
 _STRING = frozenset(("string", "str"))
 _INTEGER = frozenset(("integer", "int"))
 _NUMBER = frozenset(("number", "float"))
 _BOOLEAN = frozenset(("boolean", "bool"))
 _SCALAR = _STRING | _INTEGER | _NUMBER | _BOOLEAN | {"null"}
 _CONTAINER = frozenset(("object", "array"))
-_NULL_WORDS = ("null", "Null", "NULL")
-_LITERALS = {"true": True, "false": False, "null": None}
-_TAG_MAX = 1024  # an inner tag's text (the core gives up on longer ones too)
 
 Schemas = Sequence[Tuple[str, Any]]
 
@@ -80,200 +80,101 @@ def streams(schema: Any) -> bool:
     return bool(types & _STRING) and not types & _CONTAINER
 
 
-def _is_scalar(schema: Any) -> bool:
-    types = set(schema_types(schema))
-    return bool(types & _SCALAR) and not types & _CONTAINER
+_JT = (("string", _STRING, 1), ("integer", _INTEGER, 2), ("number", _NUMBER, 4), ("boolean", _BOOLEAN, 8),
+       ("null", frozenset(("null",)), 16))  # TP_JT_* bits (csrc/tp_types.h)
+_UNTYPED, _SCALAR_F, _CONTAINER_F, _ARRAY_F = 1, 2, 4, 8  # TP_SN_* (csrc/tp_schema.h)
+_NONE, _NULL_PROP = -1, -2
 
 
-class _Info:
-    """What the builder reads of one schema, computed once (_info)."""
+class _Graph:
+    """Schema dicts as nodes of the core's table (csrc/tp_schema.c), each
+    dict once (shared and recursive schemas are a graph)."""
 
-    __slots__ = ("schema", "types", "untyped", "scalar", "container", "array", "props", "extra")
+    def __init__(self) -> None:
+        self.ids: Dict[int, int] = {}
+        self.keep: List[Any] = []  # (the dicts, alive while their ids are keys)
+        self.todo: List[Tuple[int, Dict[str, Any]]] = []
+        self.nodes: List[bytes] = []
 
-    def __init__(self, schema: Any) -> None:
-        self.schema = schema
-        types = frozenset(schema_types(schema))
-        self.types = types
-        self.untyped = untyped(schema)
-        self.scalar = bool(types & _SCALAR) and not types & _CONTAINER
-        self.container = bool(types & _CONTAINER)
-        self.array = "array" in types
-        self.props = get_schema_properties(schema)
-        extra = schema.get("additionalProperties") if isinstance(schema, dict) else None
-        self.extra = extra if isinstance(extra, dict) else None
-
-
-# id(schema) -> its _Info (which holds the schema, so the id is not reused
-# while the entry lives); cleared whole when it grows past _MEMO_MAX. A
-# schema is read when first typed: one mutated in place afterwards keeps
-# its first reading, as a compiled tool list does (api.compiled_tools).
-_memo: Dict[int, _Info] = {}
-_MEMO_MAX = 4096
-_NO_SCHEMA = _Info(None)
-
-
-def _info(schema: Any) -> _Info:
-    if schema is None:
-        return _NO_SCHEMA
-    got = _memo.get(id(schema))
-    if got is not None and got.schema is schema:
+    def node(self, schema: Any) -> int:
+        if not isinstance(schema, dict):
+            return _NONE
+        got = self.ids.get(id(schema))
+        if got is None:
+            got = self.ids[id(schema)] = len(self.keep)
+            self.keep.append(schema)
+            self.todo.append((got, schema))
         return got
-    if len(_memo) >= _MEMO_MAX:
-        _memo.clear()
-    got = _memo[id(schema)] = _Info(schema)
-    return got
 
-
-def _item_schema(schema: Dict[str, Any], index: int) -> Optional[Dict[str, Any]]:
-    prefix = schema.get("prefixItems")
-    if isinstance(prefix, list) and index < len(prefix):
-        return prefix[index] if isinstance(prefix[index], dict) else None
-    for key in ("additionalItems", "items"):
-        if isinstance(schema.get(key), dict):
-            return schema[key]
-    if isinstance(prefix, list) and prefix:
-        return prefix[-1] if isinstance(prefix[-1], dict) else None
-    return None
-
-
-def child_schema(schema: Any, tag: str, index: int) -> Optional[Dict[str, Any]]:
-    return _child(_info(schema), tag, index)
-
-
-def _child(info: _Info, tag: str, index: int) -> Optional[Dict[str, Any]]:
-    schema = info.schema
-    if not isinstance(schema, dict):
-        return None
-    if tag == "item" and info.array:
-        return _item_schema(schema, index)
-    props = info.props
-    if tag in props:
-        return props[tag] if isinstance(props[tag], dict) else None
-    return info.extra
-
-
-def leaf(text: str, schema: Any) -> Any:
-    """A leaf's text, typed by its schema."""
-    return _leaf(text, _info(schema))
-
-
-def _leaf(text: str, info: _Info) -> Any:
-    if info.untyped:
-        return _LITERALS.get(text.strip(), text)
-    types = info.types
-    if types & _STRING:
-        return text
-    if "null" in types and (text in _NULL_WORDS or text == ""):
-        return None
-    if types & _INTEGER:
-        try:
-            return int(text)
-        except ValueError:
-            pass
-    if types & _NUMBER:
-        try:
-            f = float(text)
-        except ValueError:
-            f = math.nan
-        if math.isfinite(f):
-            return int(f) if f == int(f) else f
-    if types & _BOOLEAN:
-        word = text.strip().lower()
-        if word in ("true", "1", "yes", "on"):
-            return True
-        if word in ("false", "0", "no", "off"):
-            return False
-    return text
-
-
-class _El:
-    __slots__ = ("tag", "text", "children")
-
-    def __init__(self, tag: str) -> None:
-        self.tag = tag
-        self.text = []  # type: List[str]
-        self.children = []  # type: List[_El]
-
-
-# An NS that begins a tag: the NS, blanks, `<`, the tag's text (no `]`,
-# `<` or `>`, shorter than _TAG_MAX characters), `>`. An NS not followed by
-# such a tag is text (an NS cannot overlap another, so a search that goes
-# on from the next character finds what one from after the NS would).
-_NS_TAG = re.compile(re.escape(NS) + r"[ \t\r\n]*<([^\]<>]{0,%d})>" % (_TAG_MAX - 1))
-
-
-def parse_tree(raw: str) -> _El:
-    root = top = _El("")
-    stack = [root]
-    pos = 0
-    for m in _NS_TAG.finditer(raw):
-        start = m.start()
-        if start != pos:
-            top.text.append(raw[pos:start])
-        pos = m.end()
-        tag = m.group(1)
-        if tag[:1] == "/":
-            name = tag[1:].strip()
-            for d in range(len(stack) - 1, 0, -1):
-                if stack[d].tag == name:
-                    del stack[d:]
-                    top = stack[-1]
-                    break
-            continue  # a closing tag that matches nothing is ignored
-        el = _El(tag.strip())
-        top.children.append(el)
-        stack.append(el)
-        top = el
-    top.text.append(raw[pos:])
-    return root
-
-
-def _container(el: _El, info: _Info) -> Any:
-    children = el.children
-    if info.array or (info.untyped and all(c.tag == "item" for c in children)):
-        return [_value(c, _info(_child(info, c.tag, i))) for i, c in enumerate(children)]
-    out: Dict[str, Any] = {}
-    for c in children:
-        v = _value(c, _info(_child(info, c.tag, 0)))
-        if c.tag in out:
-            prev = out[c.tag]
-            if isinstance(prev, list):
-                prev.append(v)
-            else:
-                out[c.tag] = [prev, v]
+    def _encode(self, schema: Dict[str, Any]) -> bytes:
+        types = frozenset(schema_types(schema))
+        flags = (_UNTYPED if untyped(schema) else 0) | (_SCALAR_F if types & _SCALAR and not types & _CONTAINER else 0) \
+            | (_CONTAINER_F if types & _CONTAINER else 0) | (_ARRAY_F if "array" in types else 0)
+        mask = sum(bit for _, names, bit in _JT if types & names)
+        extra = schema.get("additionalProperties")
+        prefix = schema.get("prefixItems")
+        prefix = prefix if isinstance(prefix, list) else []
+        pids = [self.node(x) for x in prefix]
+        rest = _NONE
+        for key in ("additionalItems", "items"):
+            if isinstance(schema.get(key), dict):
+                rest = self.node(schema[key])
+                break
         else:
-            out[c.tag] = v
-    return out
+            if pids:
+                rest = pids[-1]
+        out = [struct.pack("<BBiiI", flags, mask, self.node(extra), rest, len(pids))]
+        out += [struct.pack("<i", i) for i in pids]
+        props = [(k, v) for k, v in get_schema_properties(schema).items() if isinstance(k, str)]
+        out.append(struct.pack("<I", len(props)))
+        for k, v in props:
+            b = k.encode("utf-8", "surrogatepass")
+            out.append(struct.pack("<I", len(b)) + b + struct.pack("<i", _NULL_PROP if v is None else self.node(v)))
+        return b"".join(out)
+
+    def blob(self, tools: Sequence[Tuple[str, int]]) -> bytes:
+        """The table: every node reached, then (tool name, root node)."""
+        done: Dict[int, bytes] = {}
+        while self.todo:
+            k, schema = self.todo.pop()
+            done[k] = self._encode(schema)
+        out = [struct.pack("<I", len(self.keep))] + [done[k] for k in range(len(self.keep))]
+        out.append(struct.pack("<I", len(tools)))
+        for name, root in tools:
+            b = name.encode("utf-8", "surrogatepass")
+            out.append(struct.pack("<I", len(b)) + b + struct.pack("<i", root))
+        return b"".join(out)
 
 
-def _empty(info: _Info) -> Any:
-    return [] if info.array else {}
-
-
-def _value(el: _El, info: _Info) -> Any:
-    if el.children:
-        return _container(el, info)
-    text = "".join(el.text)
-    if not info.scalar and not text.strip(_BLANKS):
-        return _empty(info)
-    return _leaf(text, info)
+def schema_blob(tools: Schemas) -> bytes:
+    """The core's schema table of a tool list: each tool's parameters
+    (the first tool of a name) as a graph of nodes."""
+    g = _Graph()
+    roots = [(name, g.node(params)) for name, params in first_params(tools).items()]
+    return g.blob(roots)
 
 
 def value(raw: str, schema: Any) -> Any:
-    """A parameter's value from its raw text (between NS<KEY> and NS</KEY>)."""
-    info = _info(schema)
-    if NS in raw:  # (without one, no element: the tree is the text alone)
-        root = parse_tree(raw)
-        if root.children:
-            return _container(root, info)
-    if not raw.strip(_BLANKS):
-        return _leaf(raw, info) if info.scalar else _empty(info)
-    if info.container:
+    """A parameter's value from its raw text (between NS<KEY> and NS</KEY>),
+    typed by `schema` as the core types it."""
+    g = _Graph()
+    node = g.node(schema)
+    text = _core.nsxml_value(g.blob(()), node, raw, NS)
+    return json.loads(json_text(raw) if text is None else text)
+
+
+def json_text(raw: str) -> str:
+    """A container-typed value written as JSON text that the core leaves
+    to json.loads (a repeated key, past its limits): that JSON, else (not
+    JSON, NaN or a number past a double) the text."""
+    try:
         try:
-            return json.loads(raw)
+            got = json.loads(raw)
         except ValueError:
-            return raw
-    return _leaf(raw, info)
+            got = raw
+        return _dumps(got, raw)
+    except Exception:  # defensive (RecursionError): a rule must never break the stream
+        return json.dumps(raw, ensure_ascii=False)
 
 
 def first_params(tools: Schemas) -> Dict[str, Any]:
@@ -287,7 +188,7 @@ def first_params(tools: Schemas) -> Dict[str, Any]:
 
 def c_rows(tools: Schemas) -> List[Tuple[str, str, List[Tuple[str, str, int]]]]:
     """(tool, default kind, [(parameter, kind, 0)]) for the core: string
-    parameters stream, every other value goes to the host."""
+    parameters stream, every other value is held and typed whole."""
     rows = []
     for name, params in first_params(tools).items():
         props = get_schema_properties(params) if isinstance(params, dict) else {}
@@ -296,31 +197,20 @@ def c_rows(tools: Schemas) -> List[Tuple[str, str, List[Tuple[str, str, int]]]]:
 
 
 class M3Converter:
-    """Types the values the C core hands over (the GlmConverter interface:
-    see _core.StreamParser)."""
+    """The host of the few values the core leaves to Python (the
+    GlmConverter interface: see _core.StreamParser): JSON texts (json_text)."""
 
     def __init__(self, tools: Optional[Schemas]):
-        self.tools = first_params(tools or [])
-        self._schema: Any = None
+        pass
 
     def begin(self, name: str) -> bool:
-        self._schema = self.tools.get(name)
         return False
 
     def value(self, key: str, raw: str) -> str:
-        schema = None
-        if isinstance(self._schema, dict):
-            info = _info(self._schema)
-            schema = info.props.get(key)
-            if schema is None:
-                schema = info.extra
-        try:
-            return _dumps(value(raw, schema), raw)
-        except Exception:  # defensive: a rule must never break the stream
-            return json.dumps(raw, ensure_ascii=False)
+        return json_text(raw)
 
     def end(self) -> Optional[str]:
         return None
 
     def reset(self) -> None:
-        self._schema = None
+        pass

@@ -926,7 +926,7 @@ class MinimaxM3NativeDetector(NativeDetectorMixin, MinimaxM3Detector):
     """MiniMax-M3 (`]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="NAME">
     ]<]minimax[>[<KEY>VALUE]<]minimax[>[</KEY>...`, values nested as the chat
     template's to_xml writes them), native core (csrc/fmt_nsxml.c; nested
-    values built by minimax_m3_types.py). As SGLang's detector, it parses
+    values typed in C by csrc/fmt_nsxml_value.c). As SGLang's detector, it parses
     without tools (parses_without_tools): a request without tools keeps
     every call, whatever its name."""
 

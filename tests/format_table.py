@@ -905,3 +905,18 @@ TABLE["minimax_m3"] = replace(TABLE["minimax_m3"], extra_seeds=TABLE["minimax_m3
     + ' <invoke name="nope">' + _M3[3] + "\n" + _M3[1],
     _M3[0] + "\n" + _M3[2] + 'f">' + _M3[3] + "\n" + M3_NS + " </tool_ca",
 ))
+# MiniMax-M3 values typed in C by the tools' schema (fmt_nsxml_value.c; the
+# parameter names are those of fuzz_core.c's schema graph): every leaf kind,
+# Unicode digits and spaces, underscores, past-double numbers, a repeated
+# key onto a list, prefixItems, a recursive object, JSON text, a stray and
+# an unclosed inner tag, an NS that starts no tag.
+_m3e = lambda k, v: "%s<%s>%s%s</%s>" % (M3_NS, k, v, M3_NS, k)  # noqa: E731
+TABLE["minimax_m3"] = replace(TABLE["minimax_m3"], extra_seeds=TABLE["minimax_m3"].extra_seeds + (
+    _M3[0] + "\n" + _M3[2] + 'f">' + _m3e("i", " 1_000 ") + _m3e("x", "\u0661.5e400") + _m3e("b", "\u3000Yes ")
+    + _m3e("z", "Null") + _m3e("u", "null") + _m3e("h", "true") + _m3e("zz", "\u2003false")
+    + _m3e("l", _m3e("item", "007") + _m3e("item", "7") + _m3e("item", _m3e("i", "1e3") + _m3e("s", "2")))
+    + _m3e("o", _m3e("o", _m3e("o", _m3e("i", "-0") + _m3e("i", "x"))) + _m3e("l", "")) + _m3e("v", _m3e("k", "on")
+    + _m3e("k", "off")) + _m3e("m", '[1e400, {"a": 1, "a": 2}]') + _m3e("m", "2.50") + _M3[3] + "\n" + _M3[1],
+    _M3[0] + _M3[2] + 'get_weather">' + _m3e("o", "x" + M3_NS + "<l>" + _m3e("item", "") + M3_NS + "</zz>"
+    + M3_NS + " < i >9" * 3 + M3_NS + "<" + "y" * 40 + M3_NS + "x") + _m3e("item", "[1,2]") + _M3[3] + _M3[1],
+))

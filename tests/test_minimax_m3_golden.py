@@ -1,6 +1,6 @@
 """Golden cases for MiniMax-M3 (minimax_m3: namespaced tag-named XML, the
-first row of csrc/fmt_nsxml.c; nested values built by
-sglang_toolparse/minimax_m3_types.py), each replayed with every chunker and
+first row of csrc/fmt_nsxml.c; nested values typed in C by
+csrc/fmt_nsxml_value.c), each replayed with every chunker and
 cut at every split point: the merged events must be identical. Responses are
 written as M3's chat template writes them (tests/format_table.py
 render_minimax_m3: the template's to_xml) unless the case says otherwise.
@@ -144,3 +144,80 @@ def test_value_over_the_buffer_limit_same_at_every_split():
 ])
 def test_value_builder(raw, schema, want):
     assert m3_value(raw, schema) == want
+
+
+# Values typed in C (csrc/fmt_nsxml_value.c, the minimax_m3 row of
+# csrc/tp_type_rules.c), each shape at every split: nested values, numbers
+# as Python's int()/float() read them (Unicode digits and spaces,
+# underscores; an integer past a double keeps its digits, a float past it
+# is its text), booleans, nulls, strings that look like numbers or literals,
+# undeclared parameters, a repeated key onto a list, JSON texts (one with a
+# repeated key is json.loads'ed by the host).
+def _call(name, args):
+    return OPEN + inv(name, "".join(el(k, v) for k, v in args)) + CLOSE
+
+
+TYPED = {
+    "typed_nested_by_schema": (
+        _call("noop", [("loc", el("city", "007") + el("zip", " 10_001 ")),
+                       ("pts", el("item", el("x", "1e400")) + el("item", el("x", "2.50"))),
+                       ("pair", el("item", "0012") + el("item", "3") + el("item", "4"))]),
+        call(0, "noop", '{"loc": {"city": "007", "zip": 10001}, "pts": [{"x": "1e400"}, {"x": 2.5}], '
+                        '"pair": [12, "3", "4"]}')),
+    "typed_numbers_past_a_double": (
+        _call("noop", [("days", "123456789012345678901234567890"), ("ratio", "12345678901234567890"),
+                       ("count", "-0"), ("loc", el("zip", "9" * 40))]),
+        call(0, "noop", '{"days": 123456789012345678901234567890, "ratio": 12345678901234567168, "count": 0, '
+                        '"loc": {"zip": %s}}' % ("9" * 40))),
+    "typed_unicode_digits_and_spaces": (
+        _call("noop", [("days", "\u0661\u0662"), ("hot", "\u3000TRUE\n"), ("ratio", "\uff11.5"),
+                       ("count", "1__0")]),
+        call(0, "noop", '{"days": 12, "hot": true, "ratio": 1.5, "count": "1__0"}')),
+    "typed_booleans": (
+        _call("noop", [("hot", "off"), ("any", el("a", "true") + el("b", " false ") + el("c", "True")),
+                       ("pts", el("item", el("x", "no")))]),
+        call(0, "noop", '{"hot": false, "any": {"a": true, "b": false, "c": "True"}, "pts": [{"x": "no"}]}')),
+    "typed_nulls": (
+        _call("noop", [("count", "NULL"), ("maybe", "null"), ("any", " null "), ("days", "null"),
+                       ("pair", el("item", "nil"))]),
+        call(0, "noop", '{"count": null, "maybe": "null", "any": null, "days": "null", "pair": ["nil"]}')),
+    "typed_strings_that_look_like_numbers": (
+        _call("noop", [("city", "12"), ("loc", el("city", "1e400") + el("city", "true")), ("tags", el("item", "5"))]),
+        call(0, "noop", '{"city": "12", "loc": {"city": ["1e400", "true"]}, "tags": ["5"]}')),
+    "typed_undeclared_parameters": (
+        _call("noop", [("zz", "5"), ("qq", "\u2003true"), ("ll", el("item", "1") + el("item", "x")),
+                       ("oo", el("k", el("item", "1")) + el("k", "2") + el("j", ""))]),
+        call(0, "noop", '{"zz": "5", "qq": true, "ll": ["1", "x"], "oo": {"k": ["1", "2"], "j": {}}}')),
+    "typed_json_texts": (
+        _call("noop", [("loc", '{"a": 1, "a": 2}'), ("tags", "[1e400]"), ("pts", " [1.0, -0] "), ("any", "[1]")]),
+        call(0, "noop", '{"loc": {"a": 2}, "tags": "[1e400]", "pts": [1.0, 0], "any": "[1]"}')),
+}
+test_typed_golden_every_chunker, test_typed_golden_every_split = golden_tests("minimax_m3", TYPED, TOOLS)
+
+
+def test_recursive_schema_types_every_level():
+    node = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    node["properties"]["next"] = node  # a schema graph with a cycle (read once per node)
+    raw = el("n", "1") + el("next", el("n", "2") + el("next", el("n", "x")))
+    assert m3_value(raw, node) == {"n": 1, "next": {"n": 2, "next": {"n": "x"}}}
+
+
+def test_deeper_than_max_depth_is_its_text():
+    inner = el("a", el("a", el("a", el("a", "1"))))
+    text = OPEN + inv("noop", el("any", inner)) + CLOSE
+    got = run("minimax_m3", [text], TOOLS, max_depth=3)
+    assert "".join(e.delta for e in got if isinstance(e, ArgsDelta)) == json.dumps({"any": inner})
+    typed = run("minimax_m3", [text], TOOLS)  # the default depth types it
+    assert "".join(e.delta for e in typed if isinstance(e, ArgsDelta)) == '{"any": {"a": {"a": {"a": {"a": "1"}}}}}'
+
+
+def test_malformed_schema_table_refused():
+    from sglang_toolparse import _core
+    from sglang_toolparse.minimax_m3_types import schema_blob
+    good = schema_blob([("f", SCHEMA)])
+    for bad in (b"", good[:-1], good + b"\0", b"\xff\xff\xff\x7f" + good[4:]):
+        with pytest.raises(ValueError):
+            _core.CompiledTools([("f", 0, [])], (), None, bad)
+        with pytest.raises(ValueError):
+            _core.nsxml_value(bad, -1, "x", NS)
+    assert _core.nsxml_value(good, 0, el("days", "3"), NS) == '{"days": 3}'
