@@ -679,6 +679,11 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                 p->mode = M_SEMI;
                 i++;
             } else if (w->hand_back) { /* a bare object: its block's end tag follows */
+                /* the whitespace held after the object is the block's
+                 * formatting (as before the array's `]`), not text after
+                 * the block (lfm2 fuzz finding) */
+                tp_buf_clear(&p->ws);
+                p->ws_long = 0;
                 p->mode = M_END_TAG;
                 p->node = 0;
             } else {

@@ -169,10 +169,6 @@ GAP_EVENTS = (CallStart, ArgsDelta, CallEnd)
 # exactly.
 # fuzz/fuzz_core.c exempts the same names (UNTILED there).
 UNTILED = {
-           # LFM2's JSON form: a blank before junk after a call, then a
-           # cut-off block opener released with that blank (its empty list
-           # is fixed; fuzz/regress/lfm2--json-form-blank-before-junk-then-cut-off-opener)
-           "lfm2",
            # Muse's channel headers and terminators, and a tool channel's
            # markup outside its invokes (dropped, as SGLang drops them)
            "muse"}
@@ -624,6 +620,12 @@ DROPPED = [
     # no call, with the blank held before it
     ("lfm2-empty-list", "lfm2", "Hi <|tool_call_start|>[]<|tool_call_end|> there", {}, "Hi there", [],
      [("bad_markup", " <|tool_call_start|>[]<|tool_call_end|>")]),
+    # its JSON form: the blank after a bare object is the block's (it came
+    # out as text after the junk's raw text, with a cut-off opener after it;
+    # fuzz/regress/lfm2--json-form-blank-before-junk-then-cut-off-opener)
+    ("lfm2-json-blank-before-junk-then-cut-off-opener", "lfm2",
+     'a<|tool_call_start|>{"name": "f", "arguments": {}} x<|tool_call_end|> b <|tool_call_start|>', {},
+     "a b <|tool_call_start|>", [("f", "{}", True)], [("trailing_content", "x<|tool_call_end|>"), ("unterminated", "")]),
     # Mistral: a malformed head (`[{` after a name) hands nothing over to
     # the array form: the blank held before its marker is in the raw text
     # only, not in the text as well
