@@ -679,6 +679,11 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                 p->mode = M_SEMI;
                 i++;
             } else if (w->hand_back) { /* a bare object: its block's end tag follows */
+                /* the whitespace held after the object is the block's
+                 * formatting (as before the array's `]`), not text after
+                 * the block (lfm2 fuzz finding) */
+                tp_buf_clear(&p->ws);
+                p->ws_long = 0;
                 p->mode = M_END_TAG;
                 p->node = 0;
             } else {
@@ -1021,43 +1026,100 @@ static void inkling_finish(tp_parser *p) { jt_finish(p, &ROWS[ROW_INKLING]); }
  * vanish. Here the removal is a filter in front of the engine, matched
  * across chunk boundaries (a partial tag is held; its bytes are the
  * matcher's static path), so what the engine sees does not depend on the
- * chunking. Each kept span is fed at its own stream offset. */
+ * chunking. The engine reads the filter's view: its stream offsets, the
+ * tail ring and its records are the view's (p->fview bytes so far), so a
+ * marker or a held run across a removed tag is where the engine read it;
+ * the offsets of its events are mapped back to the input's (the input
+ * byte a view byte was, past the tags taken out before it). */
 static tp_matcher think_m;
 
-static void feed_at(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
+typedef struct {
+    uint64_t at;      /* view offset where a tag was taken out */
+    uint64_t removed; /* bytes taken out up to there, that tag's included */
+} ftag;
+#define FTAGS_KEEP 4096 /* entries kept: older view offsets (a record with
+                         * more tags than this in it) map as the oldest kept */
+
+static uint64_t to_input(const tp_parser *p, uint64_t v)
 {
-    uint64_t base = p->base;
-    const uint8_t *chunk = p->chunk;
-    size_t chunk_n = p->chunk_n;
-    p->base = off;
-    p->filtered = 1;
+    const ftag *t = (const ftag *)p->ftags.data;
+    size_t lo = 0, hi = p->ftags.len / sizeof(ftag);
+    while (lo < hi) { /* the tags taken out at or before view byte v */
+        size_t mid = lo + (hi - lo) / 2;
+        if (t[mid].at <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return v + (lo ? t[lo - 1].removed : p->fdropped);
+}
+
+/* the events from k0 on carry view offsets: the input's */
+static void map_events(tp_parser *p, size_t k0)
+{
+    for (size_t k = k0; k < p->nev; k++) {
+        tp_event *e = &p->ev[k];
+        if (e->type == TP_EV_ERROR || e->type == TP_EV_DROPPED || e->type == TP_EV_MARKUP)
+            e->offset = to_input(p, e->offset);
+    }
+}
+
+static void tag_removed(tp_parser *p, size_t len)
+{
+    size_t n = p->ftags.len / sizeof(ftag);
+    ftag e = {p->fview, (n ? ((const ftag *)p->ftags.data)[n - 1].removed : p->fdropped) + len};
+    if (n >= FTAGS_KEEP) { /* the older half goes */
+        size_t drop = n / 2;
+        p->fdropped = ((const ftag *)p->ftags.data)[drop - 1].removed;
+        memmove(p->ftags.data, p->ftags.data + drop * sizeof(ftag), (n - drop) * sizeof(ftag));
+        p->ftags.len = (n - drop) * sizeof(ftag);
+    }
+    if (n && ((ftag *)p->ftags.data)[p->ftags.len / sizeof(ftag) - 1].at == e.at) {
+        ((ftag *)p->ftags.data)[p->ftags.len / sizeof(ftag) - 1].removed = e.removed; /* tags back to back */
+        return;
+    }
+    if (tp_buf_append(&p->ftags, (const uint8_t *)&e, sizeof(e)))
+        p->oom = 1;
+}
+
+/* the engine reads view bytes s[0:n) */
+static void feed_view(tp_parser *p, const uint8_t *s, size_t n)
+{
+    size_t k0 = p->nev;
+    p->base = p->fview;
     p->chunk = s; /* the engine's chunk (a dropped record's positions are in it) */
     p->chunk_n = n;
     tool_call_feed(p, s, n);
-    /* a call's raw text (lossless: released as text if the stream ends
-     * before the call is announced) is recorded from the bytes the engine
-     * saw, span by span: the think tags taken out are not in it */
+    /* a call's raw text (released as text if the stream ends before the
+     * call is announced) and a dropped record are recorded from the bytes
+     * the engine saw, span by span: the tags taken out are not in them */
     tp_raw_chunk_end(p, s, n);
-    p->base = base;
-    p->chunk = chunk;
-    p->chunk_n = chunk_n;
+    tp_drop_keep_tail(p, s, n);
+    p->fview += n;
+    map_events(p, k0);
 }
 
 static void trinity_feed(tp_parser *p, const uint8_t *s, size_t n)
 {
+    uint64_t base = p->base;
     size_t i = 0;
+    p->filtered = 1;
     while (i < n && !p->oom) {
         tp_scan_res r;
         size_t hl = 0;
         const uint8_t *held = tp_matcher_path(&think_m, p->filter_node, &hl);
         tp_matcher_scan(&think_m, &p->filter_node, s + i, n - i, &r);
         if (r.held_text) /* held bytes that were no tag: they came before s + i */
-            feed_at(p, held, r.held_text, p->base + i - hl);
+            feed_view(p, held, r.held_text);
         if (r.text_len)
-            feed_at(p, s + i, r.text_len, p->base + i);
+            feed_view(p, s + i, r.text_len);
+        if (r.match >= 0)
+            tag_removed(p, strlen(think_m.pats[r.match]));
         i += r.consumed;
     }
-    p->raw_at = n; /* recorded span by span above: nothing of the whole chunk is added after this feed */
+    p->base = base;
+    p->chunk = NULL; /* recorded span by span above: nothing of the whole chunk is added after this feed */
+    p->raw_at = n;
     p->drop_at = n;
 }
 
@@ -1065,10 +1127,18 @@ static void trinity_finish(tp_parser *p)
 {
     size_t hl = 0;
     const uint8_t *held = tp_matcher_path(&think_m, p->filter_node, &hl);
+    uint64_t base = p->base;
+    p->filtered = 1;
     p->filter_node = 0;
     if (hl) /* a partial tag at the end: text */
-        feed_at(p, held, hl, p->base - hl);
+        feed_view(p, held, hl);
+    size_t k0 = p->nev;
+    p->base = p->fview;
+    p->chunk = NULL;
     tool_call_finish(p);
+    tp_drop_finish(p); /* (its last piece at a view offset too) */
+    map_events(p, k0);
+    p->base = base;
 }
 
 int tp_fmt_trinity_init(void)

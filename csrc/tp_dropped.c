@@ -115,7 +115,7 @@ static void record_from(tp_parser *p, uint64_t off)
     if (!p->chunk)
         return;
     if (off < p->base) {
-        if (p->base - off <= TP_DROP_TAIL && !p->filtered) {
+        if (p->base - off <= TP_DROP_TAIL) {
             size_t k = (size_t)(p->base - off);
             size_t at = (size_t)(off % TP_DROP_TAIL), first = TP_DROP_TAIL - at < k ? TP_DROP_TAIL - at : k;
             put(p, p->tail + at, first);
@@ -286,7 +286,7 @@ void tp_drop_held_at_end(tp_parser *p, int code, const uint8_t *s, size_t n)
 int tp_drop_mark_at_end(tp_parser *p, int code)
 {
     uint64_t m = p->drop_mark;
-    if (p->chunk || p->drop_on || p->filtered || m >= p->base || p->base - m > TP_DROP_TAIL)
+    if (p->chunk || p->drop_on || m >= p->base || p->base - m > TP_DROP_TAIL)
         return 0;
     size_t k = (size_t)(p->base - m);
     size_t at = (size_t)(m % TP_DROP_TAIL), first = TP_DROP_TAIL - at < k ? TP_DROP_TAIL - at : k;

@@ -157,6 +157,7 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
     tp_buf_init(&p->pending, p->lim.max_buffer);
     tp_buf_init(&p->raw, p->lim.max_buffer);
     tp_buf_init(&p->drop, 2 * TP_DROP_KEEP);
+    tp_buf_init(&p->ftags, 0);
     return 0;
 }
 
@@ -174,6 +175,7 @@ void tp_parser_free(tp_parser *p)
     tp_buf_free(&p->pending);
     tp_buf_free(&p->raw);
     tp_buf_free(&p->drop);
+    tp_buf_free(&p->ftags);
     tp_tools_free(&p->own);
     p->shared = NULL;
 }
@@ -209,7 +211,8 @@ int tp_parser_feed(tp_parser *p, const uint8_t *data, size_t n)
     p->chunk_n = n;
     p->fmt->feed(p, data, n);
     tp_raw_chunk_end(p, data, n);
-    tp_drop_keep_tail(p, data, n);
+    if (!p->filtered) /* (a filter keeps the ring of its view) */
+        tp_drop_keep_tail(p, data, n);
     p->chunk = NULL;
     p->base += n;
     return p->oom ? -1 : 0;

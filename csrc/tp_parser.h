@@ -172,8 +172,13 @@ struct tp_parser {
      * error found at bytes a format held from earlier chunks: a marker, a
      * header) */
     uint8_t tail[TP_DROP_TAIL];
-    uint8_t filtered; /* an input filter feeds the engine (trinity): the ring
-                       * is not what it read, so it is not used */
+    uint8_t filtered; /* an input filter feeds the engine (trinity): its
+                       * offsets (base, the ring, records) are in the view
+                       * the filter gives, fview bytes so far; ftags maps
+                       * them back to the input (fmt_jsontag.c) */
+    uint64_t fview;
+    uint64_t fdropped; /* bytes taken out before the oldest ftags entry */
+    tp_buf ftags;
     /* fmt_jsontag.c rows with control tokens (inkling): a header is held in
      * pending (lex_hdr), the token being read starts at pending[lex_at] */
     uint8_t lex_hdr;

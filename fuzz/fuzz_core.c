@@ -362,17 +362,17 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
     default:
         CHECK(0, "unknown event type %d", e->type);
     }
-    /* trinity (an input filter feeds the engine): its errors' dropped text
-     * is the engine's view and is not yet chunk-invariant when a record
-     * passes max_buffer (a known gap, docs/SEMANTICS.md "Dropped text"):
-     * checked for bounds above, left out of the comparison */
-    if (e->type == TP_EV_DROPPED && (g_filtered || g_small))
+    /* (g_small: the gap above, checked for bounds, left out of the
+     * comparison; trinity's dropped text, its filter's view, is compared:
+     * check_tiled finds it in the view at its offset) */
+    if (e->type == TP_EV_DROPPED && g_small)
         return;
     /* merged record */
     if (t->n) {
         rec *last = &t->r[t->n - 1];
         if (((e->type == TP_EV_TEXT || e->type == TP_EV_ARGS || e->type == TP_EV_REASONING) ||
-             ((e->type == TP_EV_DROPPED || e->type == TP_EV_MARKUP) && last->offset + last->data.len == e->offset)) &&
+             ((e->type == TP_EV_DROPPED || e->type == TP_EV_MARKUP) &&
+              (last->offset + last->data.len == e->offset || g_filtered))) && /* (trinity: the view's bytes) */
             last->type == e->type && last->call == e->call) {
             must(tp_buf_append(&last->data, span, e->len) == 0);
             return;
@@ -592,10 +592,9 @@ static void compare(const trace *a, const trace *b)
         CHECK(x->type == y->type && x->code == y->code && x->call == y->call &&
                   ((x->type != TP_EV_ERROR && x->type != TP_EV_RAW_VALUE && x->type != TP_EV_CALL_START &&
                     x->type != TP_EV_DROPPED && x->type != TP_EV_MARKUP) ||
-                   x->offset == y->offset || g_filtered) &&
-                  ((x->type == TP_EV_DROPPED && g_filtered) || /* trinity: see docs/SEMANTICS.md */
-                   (x->data.len == y->data.len &&
-                    (x->data.len == 0 || memcmp(x->data.data, y->data.data, x->data.len) == 0))),
+                   x->offset == y->offset) &&
+                  x->data.len == y->data.len &&
+                  (x->data.len == 0 || memcmp(x->data.data, y->data.data, x->data.len) == 0),
               "streamed differs from one-shot at event %zu: type %d/%d code %d/%d call %d/%d "
               "offset %llu/%llu len %zu/%zu",
               i, x->type, y->type, x->code, y->code, x->call, y->call,
@@ -613,12 +612,13 @@ static void compare(const trace *a, const trace *b)
  * arguments and the template whitespace around it may lie there). Markup
  * that made no call must be text or dropped text; markup next to no call's
  * events (a block's end tag after prose inside it) a TP_EV_MARKUP record,
- * which anchors as a Dropped one does. tests/test_lossless.py
- * checks the same (check_tiled); both exempt the formats below, which
- * still consume some markup of no call silently (docs/SEMANTICS.md,
- * "Dropped text"). */
+ * which anchors as a Dropped one does. Trinity's view of the input (its
+ * filter takes <think> and </think> out, think_view) tiles the same way.
+ * tests/test_lossless.py checks the same (check_tiled); both exempt the
+ * formats below, which still consume some markup of no call silently
+ * (docs/SEMANTICS.md, "Dropped text"). */
 static const char *const UNTILED[] = {
-    "trinity", "lfm2", "muse", NULL};
+    "muse", NULL};
 
 static int untiled(const char *name)
 {
@@ -665,7 +665,32 @@ static int seg_tiles(const uint8_t *seg, size_t len, const tp_buf *g, const int 
     return lo <= hi;
 }
 
-static void check_tiled(const trace *t, const uint8_t *in, size_t total)
+/* Trinity's view: the input less the <think> and </think> its filter takes
+ * out before the engine reads (csrc/fmt_jsontag.c); rm[o] is the number of
+ * bytes taken out before input offset o, so an event at input offset o
+ * stands at o - rm[o] in the view. Returns the view's length. */
+static size_t think_view(const uint8_t *s, size_t n, uint8_t *view, size_t *rm)
+{
+    size_t i = 0, m = 0;
+    while (i < n) {
+        size_t tl = n - i >= 7 && memcmp(s + i, "<think>", 7) == 0    ? 7
+                  : n - i >= 8 && memcmp(s + i, "</think>", 8) == 0 ? 8
+                                                                      : 0;
+        for (size_t k = 0; k < (tl ? tl : 1); k++)
+            rm[i + k] = i - m;
+        if (tl) {
+            i += tl;
+        } else {
+            view[m++] = s[i++];
+        }
+    }
+    rm[n] = n - m;
+    return m;
+}
+
+/* in[0:total) is the input (or Trinity's view of it: rm maps input offsets
+ * into it, NULL for every other format) */
+static void check_tiled(const trace *t, const uint8_t *in, size_t total, const size_t *rm)
 {
     size_t cap = 2 * t->n + 2, m = 0;
     tp_buf *g = calloc(cap, sizeof(tp_buf));
@@ -675,7 +700,7 @@ static void check_tiled(const trace *t, const uint8_t *in, size_t total)
     for (size_t i = 0; i <= t->n; i++) {
         const rec *r = i < t->n ? &t->r[i] : NULL;
         if (!r || r->type == TP_EV_DROPPED || r->type == TP_EV_MARKUP) { /* input bytes at their offset */
-            uint64_t end = r ? r->offset : total;
+            uint64_t end = !r ? total : rm ? r->offset - rm[r->offset] : r->offset;
             CHECK(end >= pos && seg_tiles(in + pos, (size_t)(end - pos), g, star, m),
                   "bytes %llu..%llu are neither text, dropped text nor a call's",
                   (unsigned long long)pos, (unsigned long long)end);
@@ -683,8 +708,13 @@ static void check_tiled(const trace *t, const uint8_t *in, size_t total)
                 tp_buf_free(&g[k]);
             memset(star, 0, (cap + 1) * sizeof(int));
             m = 0;
-            if (r)
-                pos = r->offset + r->data.len;
+            if (r) {
+                CHECK(!rm || (end <= total && r->data.len <= total - end &&
+                              memcmp(in + end, r->data.data, r->data.len) == 0),
+                      "trinity: dropped text at %llu is not the filtered input's bytes there",
+                      (unsigned long long)r->offset);
+                pos = end + r->data.len;
+            }
         } else if (r->type == TP_EV_TEXT || r->type == TP_EV_REASONING) {
             if (m == 0 || star[m]) { /* a new group */
                 tp_buf_init(&g[m], 0);
@@ -723,8 +753,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         run(&streamed, fmt, opts, s, n, 2, 4 * (size_t)(ch & 63) + 1, ch, utf8);
     compare(&one, &streamed);
-    if (!g_small && !untiled(fmt->name))
-        check_tiled(&one, s, n);
+    if (!g_small && g_filtered) { /* trinity: its view of the input tiles */
+        uint8_t *view = malloc(n + 1);
+        size_t *rm = malloc((n + 1) * sizeof(size_t));
+        must(view && rm);
+        check_tiled(&one, view, think_view(s, n, view, rm), rm);
+        free(view);
+        free(rm);
+    } else if (!g_small && !untiled(fmt->name)) {
+        check_tiled(&one, s, n, NULL);
+    }
     trace_free(&one);
     trace_free(&streamed);
     return 0;

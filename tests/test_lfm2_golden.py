@@ -53,6 +53,9 @@ GOLDEN = {
                   call(0, "search", '{"q": "x"}') + call(1, "get_weather", '{"city": "B"}')),
     "bare_call": (block("get_weather(city='A')"), call(0, "get_weather", '{"city": "A"}')),
     "bare_json_object": (block(' {"name": "search", "arguments": {}} '), call(0, "search", "{}")),
+    # the blank before the end tag is the block's, not text after it
+    "bare_json_object_then_text": (block(' {"name": "search", "arguments": {}} ') + "t",
+                                   call(0, "search", "{}") + [Text("t")]),
     # indices run on across blocks, whichever form each block has
     "json_block_then_pythonic_block": ("a" + block('[{"name": "search", "arguments": {"q": "x"}}]') + "b" + W + "c",
                                        [Text("a")] + call(0, "search", '{"q": "x"}') + [Text("b")]

@@ -85,8 +85,12 @@ def check_accounted(fmt, text, events, one, tools=None):
     b = utf8(text)
     filtered = spec(fmt).filtered
 
-    if filtered:  # the engine's offsets are not the input's across a removed tag
+    if filtered:  # the input less the tags its filter takes out tiles
         check_filtered(b, filtered, one)
+        view, rm = filtered_view(b, filtered)
+        check_tiled(fmt, view, [
+            Dropped(ev.index, ev.offset - rm[ev.offset], ev.raw) if type(ev) is Dropped
+            else Markup(ev.offset - rm[ev.offset], ev.raw) if type(ev) is Markup else ev for ev in events])
         return
     check_tiled(fmt, b, events)
 
@@ -169,10 +173,6 @@ GAP_EVENTS = (CallStart, ArgsDelta, CallEnd)
 # exactly.
 # fuzz/fuzz_core.c exempts the same names (UNTILED there).
 UNTILED = {
-           # LFM2's JSON form: a blank before junk after a call, then a
-           # cut-off block opener released with that blank (its empty list
-           # is fixed; fuzz/regress/lfm2--json-form-blank-before-junk-then-cut-off-opener)
-           "lfm2",
            # Muse's channel headers and terminators, and a tool channel's
            # markup outside its invokes (dropped, as SGLang drops them)
            "muse"}
@@ -221,8 +221,22 @@ def bare(s, marks):
     return "".join(s.split())
 
 
-def without_raw(r):
-    return r._replace(errors=[e.with_raw("", None) for e in r.errors])
+def filtered_view(b, filtered):
+    """The input less the tags a filter takes out (trinity), and for each
+    input offset the bytes taken out before it (an event's offset in the
+    view: offset - rm[offset])."""
+    tags = [utf8(t) for t in filtered]
+    view, rm, i = bytearray(), [], 0
+    while i < len(b):
+        t = next((t for t in tags if b.startswith(t, i)), None)
+        rm += [i - len(view)] * (len(t) if t else 1)
+        if t:
+            i += len(t)
+        else:
+            view.append(b[i])
+            i += 1
+    rm.append(len(b) - len(view))
+    return bytes(view), rm
 
 
 def check_filtered(b, filtered, one):
@@ -243,10 +257,7 @@ def check_lossless(fmt, text, chunks, tools=None):
     one = parse(fmt, text, tools)
     events = stream_events(fmt, chunks, tools)
     got = collect(events)
-    if spec(fmt).filtered:  # raw texts of a filtered format: docs/SEMANTICS.md, "Dropped text"
-        assert without_raw(got) == without_raw(one), (text, chunks)
-    else:
-        assert got == one, (text, chunks)
+    assert got == one, (text, chunks)
     check_accounted(fmt, text, events, one, tools)
     # text is the model's own bytes, in order (nothing invented)
     assert is_subsequence(one.text, text), (one.text, text)
@@ -581,6 +592,31 @@ def test_trinity_cut_off_call_text_is_what_the_engine_saw(text):
         assert streamed("trinity", chunks) == one, chunks
 
 
+@pytest.mark.parametrize("text,raw,code", [
+    # a refused call whose marker a removed tag splits: its raw text from
+    # the marker's first byte in the input (it was at the view's offset,
+    # inside the tag; trinity fuzz finding, fuzz/regress/trinity--marker-split-by-think-tag-raw-offset)
+    ('Hi <tool_<think>call>\n{"name": "nope", "arguments": {}}\n</tool_call> ok',
+     ' <tool_call>\n{"name": "nope", "arguments": {}}\n</tool_call>', "unknown_tool"),
+    # an error after a removed tag: at the input's byte
+    ('Hi <think></think><tool_call>\n{"name": "f", "arguments": {"a": x}}\n</tool_call> ok', "x}}\n</tool_call>",
+     "json_syntax"),
+])
+def test_trinity_offsets_are_the_inputs(text, raw, code):
+    """Trinity's engine reads the input less <think>/</think>; the offsets
+    of its errors and dropped text are the input's (the byte the view's
+    byte was), the raw text the view's, at every split."""
+    one = check_lossless("trinity", text, [text], TOOL_NAMES)
+    (e,) = one.errors
+    view = text.replace("<think>", "").replace("</think>", "")
+    assert (e.code, e.raw) == (code, raw)
+    head = raw.lstrip()[:5]
+    assert text[e.raw_offset:].lstrip().startswith(head) and view.index(raw) == e.raw_offset - (
+        text[:e.raw_offset].count("<think>") * 7 + text[:e.raw_offset].count("</think>") * 8)
+    for chunks in list(every_split(text)) + [list(text)]:
+        assert collect(stream_events("trinity", chunks, TOOL_NAMES)) == one, chunks
+
+
 # ---- dropped text: each kind, every split (ParseError.raw) ------------------
 
 DSB, DSE = "<\uff5ctool\u2581calls\u2581begin\uff5c>", "<\uff5ctool\u2581calls\u2581end\uff5c>"
@@ -624,6 +660,12 @@ DROPPED = [
     # no call, with the blank held before it
     ("lfm2-empty-list", "lfm2", "Hi <|tool_call_start|>[]<|tool_call_end|> there", {}, "Hi there", [],
      [("bad_markup", " <|tool_call_start|>[]<|tool_call_end|>")]),
+    # its JSON form: the blank after a bare object is the block's (it came
+    # out as text after the junk's raw text, with a cut-off opener after it;
+    # fuzz/regress/lfm2--json-form-blank-before-junk-then-cut-off-opener)
+    ("lfm2-json-blank-before-junk-then-cut-off-opener", "lfm2",
+     'a<|tool_call_start|>{"name": "f", "arguments": {}} x<|tool_call_end|> b <|tool_call_start|>', {},
+     "a b <|tool_call_start|>", [("f", "{}", True)], [("trailing_content", "x<|tool_call_end|>"), ("unterminated", "")]),
     # Mistral: a malformed head (`[{` after a name) hands nothing over to
     # the array form: the blank held before its marker is in the raw text
     # only, not in the text as well
