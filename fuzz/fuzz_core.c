@@ -552,7 +552,7 @@ static void compare(const trace *a, const trace *b)
  * still consume some markup of no call silently (docs/SEMANTICS.md,
  * "Dropped text"). */
 static const char *const UNTILED[] = {
-    "trinity", "lfm2", "muse", NULL};
+    "trinity", "lfm2", NULL};
 
 static int untiled(const char *name)
 {
