@@ -58,6 +58,10 @@ VALUES = (" to=search" + M + '<atem:invoke name="search">'
           + "</atem:invoke>" + EOM)
 VALUES_ARGS = ('{"s": " as is \\n", "n": 7, "o": {"a": [1, 2.5]}, "q": "quoted", "e": "", "t": "tru", '
                '"nan": "NaN", "big": 1e400, "tag": "<b>x</b>"}')
+SURR = (" to=search" + M + '<atem:invoke name="search">'
+        + "".join('<atem:parameter name="%s">%s</atem:parameter>' % kv for kv in [
+            ("q", "x\ud800\udfffy"), ("r", '"\ud800\udfff"'), ("s", "a\ud800b\udfff")]) + "</atem:invoke>" + EOM)
+SURR_CUT = " to=search" + M + '<atem:invoke name="search"><atem:parameter name="q">a\ud800' + EOM
 NAMES = (" to=x" + M + inv("weather.get.weather.get") + inv("get_weather.get_weather") + inv("ns.add")
          + inv("noop.noop") + EOM)
 
@@ -109,6 +113,14 @@ GOLDEN = {
     "cut_off_in_held_value": (CUT[:-2] + "[1, 2", [CallStart(0, "search"), ArgsDelta(0, "{"),
                                                   err(0, "unterminated", len(CUT) + 3)]),
     "cut_off_in_tag": (REFUSED_TAG, [err(None, "unterminated", REFUSED_TAG.index("<atem:invoke"))]),
+    # lone surrogates (surrogatepass input): a high one followed by a low
+    # one is the pair's character (JSON reads their escapes as the pair),
+    # also split between chunks and in a held value; lone ones stay escapes
+    # (fuzz finding: fuzz/regress/muse--surrogate-pair-split-across-streamed-pieces)
+    "surrogate_pair_is_its_character": (SURR, call(0, "search", '{"q": "x\U000103ffy", "r": "\\"\U000103ff\\"", '
+                                                             '"s": "a\\ud800b\\udfff"}')),
+    "surrogate_high_at_the_cut": (SURR_CUT, [CallStart(0, "search"), ArgsDelta(0, '{"q": "a\\ud800'),
+                                             err(0, "unterminated", len(SURR_CUT.encode("utf-8", "surrogatepass")) - 7)]),
 }
 test_golden_every_chunker, test_golden_every_split = golden_tests("muse", GOLDEN, TOOLS)
 
