@@ -18,7 +18,7 @@
  * What a body is (the row's data, ROWS below):
  *  - a recipient of the row's prose list (commentary, self, user; or none
  *    at all: output that opens with no header is one prose body) makes the
- *    body text, its terminator dropped;
+ *    body text;
  *  - any other recipient is a tool channel: its calls are the invoke
  *    elements in it, `<atem:invoke … name="N" …>` … `</atem:invoke>`, each
  *    parameter `<atem:parameter … name="K" …>V</atem:parameter>`. Tags are
@@ -27,12 +27,17 @@
  *    value may hold `>`). V is json.loads'ed, else its raw text (not
  *    stripped); `</atem:invoke>` also ends an open value (SGLang drops
  *    such a parameter: its bytes are kept here). Everything else in a
- *    tool channel is the template's markup (`<atem:function_calls>`,
- *    newlines) and is dropped, as SGLang drops it (docs/SEMANTICS.md
- *    "Dropped text": this format is not tiled).
+ *    tool channel is not text, as SGLang drops it: the template's markup
+ *    (`<atem:function_calls>`, its closing tag, blanks), or junk
+ *    (bad_markup, its bytes the error's dropped text up to the next invoke
+ *    or the terminator);
  *  - the name is resolved against the tools as MuseGlimmerDetector resolves
  *    it: declared as written; else `f.f` is `f`; else the one declared tool
  *    with the same last dotted part.
+ *
+ * Every byte is accounted for (docs/SEMANTICS.md "Dropped text"): the
+ * headers (with the blanks before the first), the terminators and a tool
+ * channel's markup are Markup events (the message's framing, as Harmony's).
  *
  * What streams and what is held: prose streams (a possible partial
  * terminator held back); the call is announced when its invoke tag closes
@@ -72,6 +77,7 @@ typedef struct {
     const char *prose[4]; /* NULL-terminated */
     const char *invoke_open, *invoke_close, *param_open, *param_close;
     const char *name_attr; /* `name="` */
+    const char *wrap[2];   /* the template's wrapper of a tool body's invokes (markup) */
 } channel_row;
 
 typedef struct {
@@ -84,7 +90,7 @@ const tp_format tp_fmt_muse;
 static const channel_row ROWS[] = {
     {&tp_fmt_muse, "<|start|>", "<|message|>", {"<|eom|>", "<|eot|>"}, "to=",
      {"commentary", "self", "user", NULL}, "<atem:invoke", "</atem:invoke>", "<atem:parameter",
-     "</atem:parameter>", "name=\""},
+     "</atem:parameter>", "name=\"", {"<atem:function_calls>", "</atem:function_calls>"}},
 };
 #define NROWS (sizeof(ROWS) / sizeof(ROWS[0]))
 static channel_matchers MATCHERS[NROWS];
@@ -96,11 +102,11 @@ int tp_fmt_channel_init(void)
         channel_matchers *m = &MATCHERS[i];
         const char *head[] = {r->message};
         const char *prose[] = {r->stop[0], r->stop[1]};
-        const char *tool[] = {r->stop[0], r->stop[1], r->invoke_open};
+        const char *tool[] = {r->stop[0], r->stop[1], r->invoke_open, r->wrap[0], r->wrap[1]};
         const char *inv[] = {r->stop[0], r->stop[1], r->param_open, r->invoke_close};
         const char *value[] = {r->stop[0], r->stop[1], r->invoke_close, r->param_close};
         if (tp_matcher_build(&m->head, head, 1) || tp_matcher_build(&m->prose, prose, 2) ||
-            tp_matcher_build(&m->tool, tool, 3) || tp_matcher_build(&m->inv, inv, 4) ||
+            tp_matcher_build(&m->tool, tool, 5) || tp_matcher_build(&m->inv, inv, 4) ||
             tp_matcher_build(&m->value, value, 4))
             return -1;
         for (int t = 0; t < 2; t++) {
@@ -192,9 +198,11 @@ static void not_a_header(tp_parser *p, const channel_matchers *m)
 /* C_START, one byte. The output may open with `to=R<|message|>` after
  * blanks (MuseGlimmerDetector's could_start_header): the bytes are held in
  * p->name; p->fstate: 0 blanks, 1 inside `to=` (p->first bytes), 2 the
- * recipient, 3 inside <|message|> (p->first bytes). Returns 1 when the byte
- * was taken, 0 when it is to be read again in the new mode. */
-static int start_byte(tp_parser *p, const channel_row *r, const channel_matchers *m, uint8_t c)
+ * recipient, 3 inside <|message|> (p->first bytes). `end`: the stream
+ * offset just after the byte. A header (with the blanks before it) is a
+ * Markup event. Returns 1 when the byte was taken, 0 when it is to be
+ * read again in the new mode. */
+static int start_byte(tp_parser *p, const channel_row *r, const channel_matchers *m, uint8_t c, uint64_t end)
 {
     size_t kl = strlen(r->recipient_key), ml = strlen(r->message);
     int keep = 0;
@@ -234,9 +242,12 @@ static int start_byte(tp_parser *p, const channel_row *r, const channel_matchers
     default:
         if (c == (uint8_t)r->message[p->first]) {
             keep = 1;
-            if (++p->first == ml) { /* a header */
+            if (++p->first == ml) { /* a header: the message's framing */
                 size_t at, len;
                 int tool = tool_recipient(r, p->name.data, p->name.len, &at, &len);
+                uint64_t off = end - p->name.len - 1; /* (it holds the stream's bytes from its start) */
+                tp_ev_markup(p, off, p->name.data, p->name.len);
+                tp_ev_markup(p, off + p->name.len, &c, 1);
                 tp_buf_clear(&p->name);
                 body_begins(p, tool);
                 return 1;
@@ -379,6 +390,82 @@ static void value_begins(tp_parser *p)
     tp_buf_clear(&p->pending);
 }
 
+/* ---- surrogates: a value's raw text may hold lone surrogates (WTF-8,
+ * from surrogatepass input). JSON reads a high surrogate's escape followed
+ * by a low one's as the pair's character, so such a pair is written as
+ * that character (the arguments stay canonical, as fmt_pythonic.c does);
+ * lone ones stay escapes (tp_json_escape). Streamed, a high surrogate a
+ * piece ends with is held (in p->pending) until the next piece shows
+ * whether a low one follows, so any chunking gives the same text. */
+static int is_sur(const uint8_t *s, uint8_t lo, uint8_t hi)
+{
+    return s[0] == 0xED && s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80;
+}
+#define IS_HIGH(s) is_sur((s), 0xA0, 0xAF)
+#define IS_LOW(s) is_sur((s), 0xB0, 0xBF)
+
+/* the character of the pair h[0:3) l[0:3) */
+static void args_pair(tp_parser *p, const uint8_t *h, const uint8_t *l)
+{
+    uint32_t hi = 0xD000u | ((uint32_t)(h[1] & 0x3F) << 6) | (h[2] & 0x3Fu);
+    uint32_t lo = 0xD000u | ((uint32_t)(l[1] & 0x3F) << 6) | (l[2] & 0x3Fu);
+    uint32_t cp = 0x10000u + ((hi - 0xD800u) << 10) + (lo - 0xDC00u);
+    uint8_t u[4] = {(uint8_t)(0xF0 | (cp >> 18)), (uint8_t)(0x80 | ((cp >> 12) & 0x3F)),
+                    (uint8_t)(0x80 | ((cp >> 6) & 0x3F)), (uint8_t)(0x80 | (cp & 0x3F))};
+    tp_ev_args(p, u, 4);
+}
+
+/* s[0:n) as JSON string content, surrogate pairs as their characters
+ * (tp_json_escape reads 0xED + 0xA0..0xBF + a continuation byte as a
+ * surrogate wherever it stands, and so does this) */
+static void args_text(tp_parser *p, const uint8_t *s, size_t n)
+{
+    size_t a = 0;
+    for (size_t k = 0; k + 6 <= n; k++)
+        if (s[k] == 0xED && IS_HIGH(s + k) && IS_LOW(s + k + 3)) {
+            tp_ev_args_escaped(p, s + a, k - a);
+            args_pair(p, s + k, s + k + 3);
+            k += 5;
+            a = k + 1;
+        }
+    tp_ev_args_escaped(p, s + a, n - a);
+}
+
+static int has_pair(const uint8_t *s, size_t n)
+{
+    for (size_t k = 0; k + 6 <= n; k++)
+        if (s[k] == 0xED && IS_HIGH(s + k) && IS_LOW(s + k + 3))
+            return 1;
+    return 0;
+}
+
+/* a streamed string's next piece */
+static void stream_text(tp_parser *p, const uint8_t *s, size_t n)
+{
+    if (p->pending.len) { /* a high surrogate the last piece ended with */
+        if (n >= 3 && IS_LOW(s)) {
+            args_pair(p, p->pending.data, s);
+            s += 3;
+            n -= 3;
+        } else {
+            tp_ev_args_escaped(p, p->pending.data, p->pending.len);
+        }
+        tp_buf_clear(&p->pending);
+    }
+    if (n >= 3 && IS_HIGH(s + n - 3) && !tp_buf_append(&p->pending, s + n - 3, 3))
+        n -= 3;
+    args_text(p, s, n);
+}
+
+/* a streamed string ends (its closing tag, or the call is cut off): a held
+ * high surrogate is lone */
+static void stream_end(tp_parser *p)
+{
+    if (p->mode == C_VALUE && p->vkind == V_STREAM && !p->discard && p->pending.len)
+        tp_ev_args_escaped(p, p->pending.data, p->pending.len);
+    tp_buf_clear(&p->pending);
+}
+
 /* the value is a string: what was held is written, the rest streams */
 static void start_stream(tp_parser *p)
 {
@@ -448,7 +535,7 @@ static void value_bytes(tp_parser *p, const uint8_t *s, size_t n)
             hold_value(p, s + i, n - i);
             return;
         default:
-            tp_ev_args_escaped(p, s + i, n - i);
+            stream_text(p, s + i, n - i);
             return;
         }
     }
@@ -460,41 +547,38 @@ static void value_close(tp_parser *p)
     if (p->discard)
         return;
     if (p->vkind == V_STREAM) {
+        stream_end(p);
         args_lit(p, "\"");
         return;
     }
-    static const uint8_t EMPTY[1] = {0};
-    const uint8_t *raw = p->pending.len ? p->pending.data : EMPTY;
     value_key(p);
-    size_t start = p->out.len;
-    int res = tp_type_value(p->rules, TP_KIND_OTHER, 0, raw, p->pending.len, &p->js, p->lim.max_depth,
-                            &p->out);
-    if (res < 0) {
-        p->oom = 1;
-    } else if (res == TP_TV_TEXT) {
-        tp_ev_args_from(p, start);
-    } else {
-        p->out.len = start;
+    if (has_pair(p->pending.data, p->pending.len)) { /* no JSON value (raw surrogates): its text */
         args_lit(p, "\"");
-        tp_ev_args_escaped(p, raw, p->pending.len);
+        args_text(p, p->pending.data, p->pending.len);
         args_lit(p, "\"");
+        return;
     }
+    tp_value_json_or_text(p, p->pending.len ? p->pending.data : NULL, p->pending.len);
 }
 
 /* A body terminator inside an invoke: the call is cut off (SGLang drops it). */
 static void body_ends_in_call(tp_parser *p, uint64_t off)
 {
-    if (p->mode == C_ITAG)
-        tp_raw_end(p); /* no call yet: the tag is the tool channel's markup */
-    else if (!p->discard)
+    stream_end(p);
+    if (p->mode == C_ITAG) {
+        if (!p->discard) /* no call yet: the tag's bytes are the error's */
+            tp_ev_error(p, TP_ERR_UNTERMINATED, p->call_off, -1, NULL, 0);
+    } else if (!p->discard)
         tp_call_fail(p, TP_ERR_UNTERMINATED, off);
     p->discard = 0;
 }
 
-/* The body's terminator ended at chunk index `at` (`back` bytes long): an
- * error's dropped text ends before it. */
-static void body_ends(tp_parser *p, size_t at, size_t back)
+/* The body's terminator `stop` ended at chunk index `at`: an error's
+ * dropped text ends before it; it is the message's framing (a Markup event,
+ * after the body's text). */
+static void body_ends(tp_parser *p, size_t at, const char *stop)
 {
+    size_t back = strlen(stop);
     tp_drop_end(p, at, back);
     p->mode = C_WS;
     p->first = 0;
@@ -502,6 +586,7 @@ static void body_ends(tp_parser *p, size_t at, size_t back)
     tp_buf_clear(&p->pending);
     tp_buf_shrink(&p->pending, 1u << 16);
     tp_text_flush_ws(p); /* blanks after a call in a tool body were not text; after it they are */
+    tp_ev_markup(p, p->base + at - back, (const uint8_t *)stop, back);
 }
 
 /* ---- scanning ---- */
@@ -528,6 +613,46 @@ static size_t scan(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n
     return r.consumed;
 }
 
+/* C_TOOL, between invokes: s[0:n) from chunk index i. Blanks are the
+ * template's markup (Markup events); any other byte is the model's junk
+ * (prose, a stray closing tag): bad_markup, its dropped text running on
+ * to the next invoke or the body's terminator. Bytes the matcher held from
+ * earlier chunks that are no marker begin with `<`: junk. Returns the
+ * bytes consumed; *match: the marker. */
+static size_t tool_bytes(tp_parser *p, const channel_matchers *m, const uint8_t *s, size_t n, size_t i,
+                         int *match)
+{
+    tp_scan_res r;
+    size_t hl;
+    tp_matcher_path(&m->tool, p->node, &hl);
+    tp_matcher_scan(&m->tool, &p->node, s, n, &r);
+    *match = r.match;
+    if (p->drop_on || (!r.held_text && !r.text_len))
+        return r.consumed;
+    uint64_t junk = UINT64_MAX;
+    if (r.held_text) {
+        junk = p->base + i - hl;
+    } else {
+        size_t k = 0;
+        while (k < r.text_len && tp_is_ws(s[k]))
+            k++;
+        tp_ev_markup(p, p->base + i, s, k);
+        if (k < r.text_len)
+            junk = p->base + i + k;
+    }
+    if (junk != UINT64_MAX)
+        tp_ev_error(p, TP_ERR_BAD_MARKUP, junk, -1, (const uint8_t *)"text in a tool channel", 22);
+    return r.consumed;
+}
+
+/* An invoke tag that opens no invoke (no `\b`, no name): markup of no
+ * call, its bytes (the raw record) the error's dropped text, which runs on
+ * as junk's does. */
+static void no_invoke(tp_parser *p)
+{
+    tp_ev_error(p, TP_ERR_BAD_MARKUP, p->call_off, -1, (const uint8_t *)"markup that makes no call", 25);
+}
+
 static void tag_begins(tp_parser *p, int param)
 {
     p->mode = param ? C_PTAG : C_ITAG;
@@ -539,14 +664,22 @@ static void tag_begins(tp_parser *p, int param)
 }
 
 /* C_HEAD, one byte (a header is short; one that is not is bounded): up to
- * <|message|>, held in pending. Over lim.max_buffer, <|start|> and the
- * header are text, and a prose body follows. */
-static void head_byte(tp_parser *p, const channel_row *r, const channel_matchers *m, const uint8_t *s)
+ * <|message|>, held in pending. A header is the message's framing: a
+ * Markup event (the blanks before it were text). Over lim.max_buffer,
+ * <|start|> and the header are text, and a prose body follows. `end`: the
+ * stream offset just after the byte. */
+static void head_byte(tp_parser *p, const channel_row *r, const channel_matchers *m, const uint8_t *s,
+                      uint64_t end)
 {
     int match, over, last;
     scan(p, &m->head, s, 1, &match, &p->pending, &over, &last);
     if (match == 0) {
-        size_t at, len;
+        size_t at, len, sl = strlen(r->start), ml = strlen(r->message);
+        uint64_t off = end - ml - p->pending.len - sl;
+        tp_text_flush_ws(p);
+        tp_ev_markup(p, off, (const uint8_t *)r->start, sl);
+        tp_ev_markup(p, off + sl, p->pending.data, p->pending.len);
+        tp_ev_markup(p, end - ml, (const uint8_t *)r->message, ml);
         body_begins(p, tool_recipient(r, p->pending.data, p->pending.len, &at, &len));
         return;
     }
@@ -574,28 +707,32 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
         size_t used;
         switch (p->mode) {
         case C_START:
-            i += start_byte(p, r, m, s[i]);
+            i += start_byte(p, r, m, s[i], p->base + i + 1);
             break;
         case C_WS:
             i += ws_byte(p, r, m, s + i);
             break;
         case C_HEAD:
-            head_byte(p, r, m, s + i);
+            head_byte(p, r, m, s + i, p->base + i + 1);
             i++;
             break;
         case C_PROSE:
             i += tp_scan_text(p, &m->prose, s + i, n - i, &match);
             if (match >= 0)
-                body_ends(p, i, strlen(r->stop[match]));
+                body_ends(p, i, r->stop[match]);
             break;
         case C_TOOL:
-            i += scan(p, &m->tool, s + i, n - i, &match, NULL, &over, &last);
-            if (match == 2) {
+            i += tool_bytes(p, m, s + i, n - i, i, &match);
+            if (match >= 3) { /* the wrapper's tags: markup (or the dropped text's) */
+                size_t wl = strlen(r->wrap[match - 3]);
+                if (!p->drop_on)
+                    tp_ev_markup(p, p->base + i - wl, (const uint8_t *)r->wrap[match - 3], wl);
+            } else if (match == 2) {
                 p->call_off = p->base + i - strlen(r->invoke_open);
                 tp_raw_begin(p, r->invoke_open, strlen(r->invoke_open), i);
                 tag_begins(p, 0);
             } else if (match >= 0) {
-                body_ends(p, i, strlen(r->stop[match]));
+                body_ends(p, i, r->stop[match]);
             }
             break;
         case C_INV:
@@ -606,7 +743,7 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
                 invoke_close(p);
             else if (match >= 0) {
                 body_ends_in_call(p, p->base + i - strlen(r->stop[match]));
-                body_ends(p, i, strlen(r->stop[match]));
+                body_ends(p, i, r->stop[match]);
             }
             break;
         case C_ITAG:
@@ -616,7 +753,7 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
             if (p->fstate == T_BOUND) { /* `\b` after the tag's name */
                 if (is_word(s[i])) {
                     if (!param)
-                        tp_raw_end(p);
+                        no_invoke(p);
                     p->mode = param ? C_INV : C_TOOL; /* no tag: read on */
                     break;
                 }
@@ -647,7 +784,7 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
                     invoke_close(p);
                 } else {
                     body_ends_in_call(p, p->base + i - strlen(r->stop[match]));
-                    body_ends(p, i, strlen(r->stop[match]));
+                    body_ends(p, i, r->stop[match]);
                 }
                 break;
             }
@@ -667,7 +804,7 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
             /* match == np: `>` (T_ATTRS, T_REST) or `"` (T_NAME) */
             if (p->fstate == T_ATTRS) { /* no name before the tag's end: no tag */
                 if (!param)
-                    tp_raw_end(p);
+                    no_invoke(p);
                 p->mode = param ? C_INV : C_TOOL;
                 p->node = 0;
             } else if (p->fstate == T_NAME) {
@@ -707,7 +844,7 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
                     invoke_close(p);
             } else if (match >= 0) {
                 body_ends_in_call(p, p->base + i - strlen(r->stop[match]));
-                body_ends(p, i, strlen(r->stop[match]));
+                body_ends(p, i, r->stop[match]);
             }
             break;
         }
@@ -739,7 +876,9 @@ static void finish(tp_parser *p)
     case C_PROSE:
         tp_release_held(p, &m->prose);
         break;
-    case C_TOOL:
+    case C_TOOL: /* a partial tag or terminator: its bytes are the error's */
+        held = tp_matcher_path(&m->tool, p->node, &hl);
+        tp_drop_held_at_end(p, TP_ERR_UNTERMINATED, held, hl);
         break;
     case C_ITAG: /* a call cut off in its tag: reported (its error drops the raw record) */
         if (!p->discard)
@@ -747,6 +886,7 @@ static void finish(tp_parser *p)
         tp_raw_end(p);
         break;
     default: /* inside an invoke */
+        stream_end(p);
         if (!p->discard)
             tp_call_unterminated(p);
         break;

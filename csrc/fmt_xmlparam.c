@@ -800,27 +800,6 @@ static void value_content(tp_parser *p, const xml_spelling *sp, const uint8_t *s
     }
 }
 
-/* kimi_k3: a value of a type other than string is JSON text (json.loads):
- * its canonical text, or, when it is not JSON (or is NaN/Infinity, or
- * needs Python to read, e.g. a repeated key), its raw text as a string. */
-static void json_or_text(tp_parser *p, const uint8_t *raw, size_t n)
-{
-    static const uint8_t EMPTY[1] = {0};
-    size_t start = p->out.len;
-    int res = tp_type_value(p->rules, TP_KIND_OTHER, 0, raw ? raw : EMPTY, n, &p->js, p->lim.max_depth,
-                            &p->out);
-    if (res < 0) {
-        p->oom = 1;
-    } else if (res == TP_TV_TEXT) {
-        tp_ev_args_from(p, start);
-    } else {
-        p->out.len = start;
-        args_lit(p, "\"");
-        tp_ev_args_escaped(p, raw ? raw : EMPTY, n);
-        args_lit(p, "\"");
-    }
-}
-
 static void value_close(tp_parser *p)
 {
     const xml_spelling *sp = spelling(p);
@@ -838,8 +817,8 @@ static void value_close(tp_parser *p)
     }
     p->have_name = 0;
     p->trailing_reported = 0;
-    if (p->vkind == VK_JSON) {
-        json_or_text(p, p->pending.data, p->pending.len);
+    if (p->vkind == VK_JSON) { /* kimi_k3: a value of a type other than string */
+        tp_value_json_or_text(p, p->pending.data, p->pending.len);
     } else if (p->vkind == VK_STREAM) {
         if (p->pending.len) /* a held "]]" that was content */
             tp_ev_args_escaped(p, p->pending.data, p->pending.len);

@@ -150,6 +150,12 @@ const tp_tools *tp_parser_tools(const tp_parser *p);
  * before it. A TP_PARAM_STRING value is normally streamed instead; given
  * here it becomes its raw text as a JSON string. */
 void tp_value_complete(tp_parser *p, const uint8_t *key, size_t klen, const uint8_t *raw, size_t n);
+/* A value read as json.loads reads it, else its raw text (kimi_k3's
+ * non-string values, muse's values): raw[0:n)'s canonical JSON text (under
+ * the format's rules, TP_KIND_OTHER), or, when it is not JSON (or is
+ * NaN/Infinity, or needs Python to read, e.g. a repeated key), raw as a
+ * JSON string. The caller writes the '"key": ' before it. */
+void tp_value_json_or_text(tp_parser *p, const uint8_t *raw, size_t n);
 
 /* --- the rest of a malformed JSON value (tp_resync.c) --- */
 /* Starts skipping after scanner `j` failed (NULL: it did not run), inside

@@ -501,3 +501,22 @@ void tp_value_complete(tp_parser *p, const uint8_t *key, size_t klen, const uint
             p->ev[p->nev - 1].offset = klen;
     }
 }
+
+void tp_value_json_or_text(tp_parser *p, const uint8_t *raw, size_t n)
+{
+    static const uint8_t EMPTY[1] = {0};
+    if (!raw)
+        raw = EMPTY; /* an empty value held in an unallocated buffer */
+    size_t start = p->out.len;
+    int res = tp_type_value(p->rules, TP_KIND_OTHER, 0, raw, n, &p->js, p->lim.max_depth, &p->out);
+    if (res < 0) {
+        p->oom = 1;
+    } else if (res == TP_TV_TEXT) {
+        tp_ev_args_from(p, start);
+    } else {
+        p->out.len = start;
+        tp_ev_args(p, (const uint8_t *)"\"", 1);
+        tp_ev_args_escaped(p, raw, n);
+        tp_ev_args(p, (const uint8_t *)"\"", 1);
+    }
+}

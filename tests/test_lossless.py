@@ -172,10 +172,7 @@ GAP_EVENTS = (CallStart, ArgsDelta, CallEnd)
 # The tiling check is skipped for them; every other format is checked
 # exactly.
 # fuzz/fuzz_core.c exempts the same names (UNTILED there).
-UNTILED = {
-           # Muse's channel headers and terminators, and a tool channel's
-           # markup outside its invokes (dropped, as SGLang drops them)
-           "muse"}
+UNTILED: set = set()  # none: every format tiles
 
 
 def check_tiled(fmt, b, events):
@@ -923,6 +920,26 @@ DROPPED = [
      + M3NS + "</invoke>\n" + M3NS + ' <invoke name="nope">' + M3NS + "</invoke>\n" + M3NS + "</tool_call> ok", {},
      "Go. ok", [("f", "{}", True)],
      [("unknown_tool", M3NS + ' <invoke name="nope">' + M3NS + "</invoke>\n" + M3NS + "</tool_call>")]),
+    # Muse: junk in a tool channel (prose, a tag that opens no invoke) is
+    # bad_markup, its text running on to the next invoke or the channel's
+    # terminator (the wrapper tag after it included); a partial tag the
+    # stream ends with, and an invoke tag a terminator cuts, are
+    # unterminated with their bytes (the framing is Markup: test_muse_golden.py)
+    ("muse-junk-in-tool-channel", "muse", " to=f<|message|>oops <atem:function_calls>\n<atem:invoke name=\"f\">\n"
+     "</atem:invoke>\n</atem:function_calls>trailing junk<|eom|> after", {}, " after", [("f", "{}", True)],
+     [("bad_markup", "oops <atem:function_calls>\n"), ("bad_markup", "trailing junk")]),
+    ("muse-tag-opens-no-invoke", "muse", " to=f<|message|>\n<atem:invokes name=\"f\"></atem:invoke>\n"
+     "<atem:invoke>x</atem:invoke> <atem:invoke name=\"f\"></atem:invoke><|eot|>", {}, "", [("f", "{}", True)],
+     [("bad_markup", "<atem:invokes name=\"f\"></atem:invoke>\n"), ("bad_markup", "<atem:invoke>x</atem:invoke> ")]),
+    ("muse-partial-tag-at-the-end", "muse", " to=f<|message|><atem:invoke name=\"f\"></atem:invoke>\n</atem:func",
+     {}, "", [("f", "{}", True)], [("unterminated", "</atem:func")]),
+    ("muse-terminator-in-invoke-tag", "muse", " to=f<|message|>\n<atem:invoke name=\"se<|eom|>x", {}, "x", [],
+     [("unterminated", "<atem:invoke name=\"se")]),
+    ("muse-refused-last-invoke", "muse", " to=f<|message|><atem:invoke name=\"f\"></atem:invoke>\n"
+     "<atem:invoke name=\"nope\"><atem:parameter name=\"a\">1</atem:parameter></atem:invoke>\n"
+     "</atem:function_calls><|eom|>\n", {}, "\n", [("f", "{}", True)],
+     [("unknown_tool", "<atem:invoke name=\"nope\"><atem:parameter name=\"a\">1</atem:parameter></atem:invoke>\n"
+       "</atem:function_calls>")]),
 ]
 
 

@@ -19,7 +19,7 @@ import pytest
 from golden import call, err, golden_tests
 from parity import parity_tests
 from support import CHUNKERS
-from sglang_toolparse import ArgsDelta, CallEnd, CallStart, StreamParser, Text
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart, Markup, StreamParser, Text
 
 TOOLS = ["get_weather", "search", "noop", "weather.get", "math.add"]
 S, M, EOM, EOT = "<|start|>", "<|message|>", "<|eom|>", "<|eot|>"
@@ -58,6 +58,10 @@ VALUES = (" to=search" + M + '<atem:invoke name="search">'
           + "</atem:invoke>" + EOM)
 VALUES_ARGS = ('{"s": " as is \\n", "n": 7, "o": {"a": [1, 2.5]}, "q": "quoted", "e": "", "t": "tru", '
                '"nan": "NaN", "big": 1e400, "tag": "<b>x</b>"}')
+SURR = (" to=search" + M + '<atem:invoke name="search">'
+        + "".join('<atem:parameter name="%s">%s</atem:parameter>' % kv for kv in [
+            ("q", "x\ud800\udfffy"), ("r", '"\ud800\udfff"'), ("s", "a\ud800b\udfff")]) + "</atem:invoke>" + EOM)
+SURR_CUT = " to=search" + M + '<atem:invoke name="search"><atem:parameter name="q">a\ud800' + EOM
 NAMES = (" to=x" + M + inv("weather.get.weather.get") + inv("get_weather.get_weather") + inv("ns.add")
          + inv("noop.noop") + EOM)
 
@@ -89,7 +93,11 @@ GOLDEN = {
     "values_json_else_text": (VALUES, call(0, "search", VALUES_ARGS)),
     # tags read as SGLang's regexes read them: `\b` after the tag name, the
     # first non-empty name="..." at a word boundary, `>` inside the value
-    "odd_tags": (ODD_TAGS, call(0, "search", '{"q": "a>b"}')),
+    # (junk in the tool channel and a tag that opens no invoke are
+    # bad_markup with their bytes, up to the next invoke)
+    "odd_tags": (ODD_TAGS, [err(None, "bad_markup", ODD_TAGS.index("junk"), "text in a tool channel"),
+                            err(None, "bad_markup", ODD_TAGS.index("<atem:invokes"), "markup that makes no call")]
+                 + call(0, "search", '{"q": "a>b"}')),
     "param_left_open": (LEFT_OPEN, call(0, "search", '{"q": "x", "open": "never closed"}')
                         + call(1, "search", '{"n": "[1, 2"}')),
     # a string streams as soon as it cannot be JSON; JSON-like values are held
@@ -105,8 +113,70 @@ GOLDEN = {
     "cut_off_in_held_value": (CUT[:-2] + "[1, 2", [CallStart(0, "search"), ArgsDelta(0, "{"),
                                                   err(0, "unterminated", len(CUT) + 3)]),
     "cut_off_in_tag": (REFUSED_TAG, [err(None, "unterminated", REFUSED_TAG.index("<atem:invoke"))]),
+    # lone surrogates (surrogatepass input): a high one followed by a low
+    # one is the pair's character (JSON reads their escapes as the pair),
+    # also split between chunks and in a held value; lone ones stay escapes
+    # (fuzz finding: fuzz/regress/muse--surrogate-pair-split-across-streamed-pieces)
+    "surrogate_pair_is_its_character": (SURR, call(0, "search", '{"q": "x\U000103ffy", "r": "\\"\U000103ff\\"", '
+                                                             '"s": "a\\ud800b\\udfff"}')),
+    "surrogate_high_at_the_cut": (SURR_CUT, [CallStart(0, "search"), ArgsDelta(0, '{"q": "a\\ud800'),
+                                             err(0, "unterminated", len(SURR_CUT.encode("utf-8", "surrogatepass")) - 7)]),
 }
 test_golden_every_chunker, test_golden_every_split = golden_tests("muse", GOLDEN, TOOLS)
+
+
+# ---- the message's framing is Markup (issue 18), every split ----------------
+# Headers, terminators and a tool channel's wrapper tags and blanks are
+# the template's markup: Markup events (asked for with markup=True), so
+# every byte is in text, a call, an error's raw text or a Markup event
+# (tests/test_lossless.py checks the tiling). Junk in a tool channel is
+# bad_markup (its raw text: tests/test_lossless.py DROPPED).
+def _mk(before, framing):
+    return Markup(len(before.encode("utf-8")), framing)
+
+
+_TT = THINK + turn("get_weather", W)
+_BL = "  to=user" + M + "Hi \n" + EOT + "\n" + turn("noop", inv("noop")) + "\n ok"
+_JUNK = " to=noop" + M + "oops " + FC + inv("noop") + FCE + "trailing junk" + EOM + " after"
+_PART = " to=noop" + M + FC + inv("noop") + "</atem:func"
+_TAG = " to=search" + M + '<atem:invoke name="sea' + EOM + "x"
+_LAST = " to=x" + M + FC + inv("noop") + inv("rm") + FCE + EOM + "\n"
+FRAMING = {
+    "template_turn": (THINK + turn("get_weather", W) + ANSWER, [
+        _mk("", " to=self" + M), Text("Let me check."),
+        _mk(THINK[:-len(EOM)], EOM + S + "assistant to=get_weather" + M + FC)]
+        + call(0, "get_weather", W_ARGS)
+        + [_mk(_TT[:-len("\n" + FCE + EOM)], "\n" + FCE + EOM + S + "assistant to=user" + M), Text("Sunny."),
+           _mk(_TT + ANSWER[:-len(EOT)], EOT)]),
+    # blanks between messages are text, a prose body's header and terminator Markup
+    "blanks_between_messages": (_BL, [
+        _mk("", "  to=user" + M), Text("Hi \n"), _mk("  to=user" + M + "Hi \n", EOT), Text("\n"),
+        _mk(_BL[:_BL.index(S)], S + "assistant to=noop" + M + FC)] + call(0, "noop", "{}")
+        + [_mk(_BL[:_BL.index("\n" + FCE)], "\n" + FCE + EOM), Text("\n ok")]),
+    "header_without_recipient": (S + "assistant" + M + "hi" + EOT, [
+        _mk("", S + "assistant" + M), Text("hi"), _mk(S + "assistant" + M + "hi", EOT)]),
+    # junk before and after the invokes: bad_markup (the wrapper tag after
+    # junk is in its raw text), the rest Markup
+    "junk_in_tool_channel": (_JUNK, [
+        _mk("", " to=noop" + M), err(None, "bad_markup", _JUNK.index("oops"), "text in a tool channel")]
+        + call(0, "noop", "{}") + [
+        _mk(_JUNK[:_JUNK.index("\n" + FCE)], "\n" + FCE),
+        err(None, "bad_markup", _JUNK.index("trailing"), "text in a tool channel"),
+        _mk(_JUNK[:_JUNK.index(EOM)], EOM), Text(" after")]),
+    # a partial tag the stream ends with after a call: unterminated, its bytes the raw text
+    "partial_tag_at_the_end": (_PART, [_mk("", " to=noop" + M + FC)] + call(0, "noop", "{}") + [
+        _mk(_PART[:_PART.index("</atem:invoke>\n") + 14], "\n"),
+        err(None, "unterminated", _PART.index("</atem:func"))]),
+    # a terminator inside an invoke's tag: unterminated, the tag its raw text
+    "terminator_in_tag": (_TAG, [_mk("", " to=search" + M), err(None, "unterminated", _TAG.index("<atem:invoke")),
+                                 _mk(_TAG[:_TAG.index(EOM)], EOM), Text("x")]),
+    # a refused last invoke's raw text runs on to the terminator
+    "refused_last_invoke": (_LAST, [_mk("", " to=x" + M + FC)] + call(0, "noop", "{}") + [
+        _mk(_LAST[:_LAST.index('<atem:invoke name="rm"') - 1], "\n"),
+        err(None, "unknown_tool", _LAST.index('<atem:invoke name="rm"'), "rm"),
+        _mk(_LAST[:_LAST.index(EOM)], EOM), Text("\n")]),
+}
+test_framing_every_chunker, test_framing_every_split = golden_tests("muse", FRAMING, TOOLS)
 
 
 def test_strings_stream_json_values_are_held():
