@@ -34,7 +34,15 @@
  * normalized JSON when it is JSON (json.loads(strict=False), without the
  * NaN/Infinity constants), and as a JSON string of its stripped text
  * otherwise (SGLang's fallback).
- * A direct JSON body streams through the JSON normalizer. */
+ * A direct JSON body streams through the JSON normalizer.
+ *
+ * Between invokes in the block, blanks after its opener or an invoke are
+ * template formatting; anything else is prose the model wrote there and is
+ * text (issue 18: no byte lost; DeepSeek's reference decoder refuses such
+ * output, SGLang's detector drops it): prose before the block's first
+ * invoke shows the opener made no call (bad_markup with its bytes), the
+ * block's end tag after prose is a Markup event, a tag there that closes
+ * or opens no invoke is bad_markup. */
 #include <stdio.h>
 #include <string.h>
 
@@ -91,7 +99,9 @@ static int kind_of(const tagset *t, int match) { return match < 0 ? -1 : t->kind
 /* per-parser state kept in the generic fields:
  *   mode     D_* state
  *   first    1 inside a block (0: a bare invoke)
- *   fstate   attribute parsing: whitespace seen / position in a literal
+ *   fstate   attribute parsing: whitespace seen / position in a literal;
+ *            D_BLOCK: prose began
+ *   have_name  D_BLOCK: right after the block opener (its `>` may follow)
  *   name     invoke name; then the string="..." attribute of a parameter
  *   key      parameter name
  *   vkind    1: the parameter is a string
@@ -341,6 +351,8 @@ static void invoke_over(tp_parser *p)
     tp_raw_end(p); /* no call is open */
     p->mode = p->first ? D_BLOCK : D_TEXT;
     p->node = 0;
+    p->fstate = 0; /* D_BLOCK: no prose yet */
+    p->have_name = 0;
     p->after_call = 1;
 }
 
@@ -451,6 +463,8 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
                 tp_text_call_starts(p);
                 p->first = 1;
                 p->mode = D_BLOCK;
+                p->fstate = 0;
+                p->have_name = 1; /* its `>` may follow */
             } else if (match == X_INV_START) {
                 tp_raw_begin(p, t->text.m.pats[pat], t->text.m.patlen[pat], i);
                 tp_text_call_starts(p);
@@ -461,7 +475,37 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             }
             break;
         }
-        case D_BLOCK:
+        case D_BLOCK: {
+            /* blanks after the opener or an invoke: formatting; prose: text */
+            if (p->have_name) { /* the opener's `>` (its spelling leaves it out) */
+                p->have_name = 0;
+                if (c == '>' && p->node == 0) {
+                    i++;
+                    break;
+                }
+            }
+            int match;
+            i += tp_scan_block(p, &t->tag.m, s + i, n - i, &match, &p->fstate);
+            int pat = match;
+            match = kind_of(&t->tag, match);
+            if (match == K_INV_START) {
+                new_invoke(p, &t->tag.m, pat, i);
+                tp_text_call_starts(p); /* blanks after prose: the invoke's record */
+            } else if (match == K_EOT) {
+                int prose = p->fstate;
+                size_t ml = t->tag.m.patlen[pat];
+                if (p->raw_on) /* a block with no call: markup of no call */
+                    tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, (const uint8_t *)"a block with no call", 20);
+                else if (prose) /* after prose: it closes the block, next to no call */
+                    tp_block_markup(p, t->tag.m.pats[pat], ml, p->base + i - ml);
+                block_over(p);
+                if (prose)
+                    p->after_call = 0; /* the blanks after it are text */
+            } else if (pat >= 0 && !p->raw_on) { /* a tag that closes or opens no invoke */
+                tp_stray_markup(p, t->tag.m.patlen[pat], i);
+            } /* (else: in the opener's record, the first invoke's text) */
+            break;
+        }
         case D_SKIP:
         case D_AFTER_JSON: {
             int match, junk;
@@ -754,6 +798,10 @@ static void dsml_finish(tp_parser *p, const dsml_tags *t)
     case D_BLOCK:
         if (p->raw_on) { /* a block cut off before its first call: as a call cut off before its announcement */
             tp_call_unterminated(p);
+            break;
+        }
+        if (p->fstate) { /* after prose in the block, a partial tag is prose */
+            tp_release_held(p, &t->tag.m);
             break;
         }
         /* fall through */
