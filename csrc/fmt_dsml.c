@@ -76,8 +76,8 @@ enum {
 
 /* text_m markers */
 enum { X_BOT, X_INV_START, X_EOT, X_INV_END, X_PARAM_END };
-/* tag_m markers */
-enum { K_INV_START, K_INV_END, K_EOT, K_PARAM_START, K_PARAM_END };
+/* tag_m markers (block_m: also K_BOT, between invokes) */
+enum { K_INV_START, K_INV_END, K_EOT, K_PARAM_START, K_PARAM_END, K_BOT };
 /* value_m markers */
 enum { V_PARAM_END, V_INV_END, V_EOT };
 
@@ -90,7 +90,7 @@ typedef struct {
 } tagset;
 
 typedef struct {
-    tagset text, tag, value;
+    tagset text, tag, value, block;
 } dsml_tags;
 
 
@@ -180,7 +180,10 @@ static int family_build(dsml_family *f)
     static const int tag_a[] = {K_INV_START, K_INV_END, K_EOT, K_PARAM_START, K_PARAM_END};
     static const int value_k[] = {T_PAR_END, T_INV_END, T_EOT};
     static const int value_a[] = {V_PARAM_END, V_INV_END, V_EOT};
-    if (tagset_build(f, &f->tags.text, text_k, text_a, 5) || tagset_build(f, &f->tags.tag, tag_k, tag_a, 5))
+    static const int block_k[] = {T_INV_START, T_INV_END, T_EOT, T_PAR_START, T_PAR_END, T_BOT};
+    static const int block_a[] = {K_INV_START, K_INV_END, K_EOT, K_PARAM_START, K_PARAM_END, K_BOT};
+    if (tagset_build(f, &f->tags.text, text_k, text_a, 5) || tagset_build(f, &f->tags.tag, tag_k, tag_a, 5) ||
+        tagset_build(f, &f->tags.block, block_k, block_a, 6))
         return -1;
     return tagset_build(f, &f->tags.value, value_k, value_a, 3);
 }
@@ -485,24 +488,35 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
                 }
             }
             int match;
-            i += tp_scan_block(p, &t->tag.m, s + i, n - i, &match, &p->fstate);
+            const tp_matcher *bm = &t->block.m;
+            i += tp_scan_block(p, bm, s + i, n - i, &match, &p->fstate);
             int pat = match;
-            match = kind_of(&t->tag, match);
+            match = kind_of(&t->block, match);
             if (match == K_INV_START) {
-                new_invoke(p, &t->tag.m, pat, i);
+                new_invoke(p, bm, pat, i);
                 tp_text_call_starts(p); /* blanks after prose: the invoke's record */
             } else if (match == K_EOT) {
                 int prose = p->fstate;
-                size_t ml = t->tag.m.patlen[pat];
+                size_t ml = bm->patlen[pat];
                 if (p->raw_on) /* a block with no call: markup of no call */
                     tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, (const uint8_t *)"a block with no call", 20);
                 else if (prose) /* after prose: it closes the block, next to no call */
-                    tp_block_markup(p, t->tag.m.pats[pat], ml, p->base + i - ml);
+                    tp_block_markup(p, bm->pats[pat], ml, p->base + i - ml);
                 block_over(p);
                 if (prose)
                     p->after_call = 0; /* the blanks after it are text */
+            } else if (match == K_BOT) {
+                /* another block opener: markup, read as the block's first
+                 * (an invoke takes it into its record; prose shows it made
+                 * none); its `>` may follow */
+                if (!p->raw_on) {
+                    tp_raw_begin(p, bm->pats[pat], bm->patlen[pat], i);
+                    tp_text_call_starts(p);
+                }
+                p->fstate = 0;
+                p->have_name = 1;
             } else if (pat >= 0 && !p->raw_on) { /* a tag that closes or opens no invoke */
-                tp_stray_markup(p, t->tag.m.patlen[pat], i);
+                tp_stray_markup(p, bm->patlen[pat], i);
             } /* (else: in the opener's record, the first invoke's text) */
             break;
         }
@@ -801,10 +815,14 @@ static void dsml_finish(tp_parser *p, const dsml_tags *t)
             break;
         }
         if (p->fstate) { /* after prose in the block, a partial tag is prose */
-            tp_release_held(p, &t->tag.m);
-            break;
+            tp_release_held(p, &t->block.m);
+        } else if (p->node) { /* a partial tag after an invoke: markup of no call */
+            size_t hl;
+            const uint8_t *held = tp_matcher_path(&t->block.m, p->node, &hl);
+            tp_drop_held_at_end(p, TP_ERR_UNTERMINATED, held, hl);
         }
-        /* fall through */
+        p->node = 0;
+        break;
     case D_SKIP:
     case D_AFTER_JSON: {
         /* a partial tag here is markup of no call: an error carries it

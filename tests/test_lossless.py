@@ -1096,6 +1096,9 @@ for _fmt, _t in [("deepseekv32", _dsml_tags("function_calls")), ("deepseekv4", _
              "Go.hm  x", A1, [("bad_markup", _t[3])], [_t[1]]),
             ("v32-partial-tag-after-prose", _fmt, "Go." + _t[0] + _inv(_t, "f") + " hm " + _t[1][:6],
              "Go.hm " + _t[1][:6], A1, [], []),
+            # a second opener in the block is read as the first (prose after it: it made no call)
+            ("v32-second-opener-then-prose", _fmt, "Go." + _t[0] + _inv(_t, "f") + " x " + _t[0] + " y" + _inv(_t, "f")
+             + _t[1], "Go.x y", A1 * 2, [("bad_markup", _t[0] + " ")], []),
             # the opener without its `>`, then prose: it made no call
             ("v32-opener-without-gt-then-prose", _fmt, "Go." + _t[0][:-1] + "hm" + _inv(_t, "f") + _t[1],
              "Go.hm", A1, [("bad_markup", _t[0][:-1])], []),
