@@ -513,22 +513,7 @@ static void open_block(tp_parser *p, const glm_row *r, size_t at)
 static void opener_no_call(tp_parser *p, uint64_t at, uint64_t now)
 {
     p->fstate &= (uint8_t)~FS_OPEN;
-    /* the whitespace held before the opener stays prose, as before a
-     * stray end tag */
-    size_t k = p->raw_skip;
-    while (k < p->raw.len && tp_is_ws(p->raw.data[k]))
-        k++;
-    /* a record over max_buffer by `now` is over for every chunking (a chunk
-     * end may not have come to find it so): its bytes are gone */
-    int over = p->raw_over || (p->raw.limit && now >= p->raw_off && p->raw_skip + (now - p->raw_off) > p->raw.limit);
-    if (k > p->raw_skip && !over) {
-        tp_text_at(p, p->raw.data + p->raw_skip, k - p->raw_skip, p->raw_off);
-        tp_text_flush_ws(p);
-        p->raw_off += k - p->raw_skip;
-        p->raw_skip = k;
-    }
-    tp_ev_error(p, TP_ERR_BAD_MARKUP, at, -1, (const uint8_t *)"markup that makes no call", 25);
-    tp_drop_error(p, at); /* its dropped text ends where the prose begins */
+    tp_raw_made_no_call(p, at, now);
 }
 
 /* The call opener turned out to be prose: it and the bytes after it are
