@@ -223,18 +223,25 @@ static void args_start(tp_parser *p)
     p->mode = E_JSON;
 }
 
-/* The name was not accepted (reported): a row with an end marker skips to
- * it; one without validates the arguments and drops them */
+/* The name was not accepted (reported): the arguments are only validated
+ * and dropped (the JSON decides where they end: an end marker inside one
+ * of its strings does not end the call); a row with an end marker then
+ * skips to it */
 static void not_accepted(tp_parser *p, const ds_row *w)
 {
     tp_raw_end(p); /* (tp_call_open's refusal ended it already) */
-    if (w->call_end) {
-        skip_call(p);
-    } else {
-        p->discard = 1;
+    p->discard = 1;
+    if (!w->call_end) {
         p->mode = E_ID; /* read on to the separator, then the JSON */
         tp_buf_clear(&p->key);
     }
+}
+
+/* a dropped call's arguments are malformed: skipped to its end marker */
+static void discarded_broken(tp_parser *p)
+{
+    p->discard = 0;
+    skip_call(p);
 }
 
 /* The name overflowed max_name while scanning with head_m; `match` is the
@@ -368,8 +375,10 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
                 tp_text_call_starts(p);
                 if (!open_named(p, p->base + i)) {
                     not_accepted(p, w);
-                    if (role == C_SEP && p->mode == E_ID)
+                    if (role == C_SEP && (p->mode == E_ID || w->call_end))
                         args_start(p);
+                    else if (w->call_end)
+                        discarded_broken(p); /* (an id marker in a row with an end marker) */
                 } else if (role == C_SEP) {
                     args_start(p);
                 } else {
@@ -449,12 +458,10 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
                     break;
                 }
                 i++;
-                if (open_named(p, p->base + i)) {
-                    p->mode = E_FENCE;
-                    p->fstate = 0;
-                } else {
-                    skip_call(p);
-                }
+                if (!open_named(p, p->base + i))
+                    not_accepted(p, w); /* its fence and JSON are read, then dropped */
+                p->mode = E_FENCE;
+                p->fstate = 0;
             }
             break;
         }
@@ -470,6 +477,8 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
                     args_start(p);
             } else if ((p->fstate == 0 || p->fstate == 3) && (c == '{' || c == '[' || tp_is_ws(c))) {
                 args_start(p); /* no fence, or ``` without "json": the JSON itself */
+            } else if (p->discard) {
+                discarded_broken(p);
             } else {
                 fail(p, TP_ERR_BAD_MARKUP, off);
             }
@@ -487,7 +496,9 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
             if (st < 0) {
                 uint64_t at = p->base + i + p->js.err_at;
                 i += k;
-                if (w->call_end)
+                if (w->call_end && p->discard)
+                    discarded_broken(p);
+                else if (w->call_end)
                     fail(p, p->js.err, at);
                 else
                     args_broken(p, p->js.err, at);
@@ -497,6 +508,8 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
             if (st > 0) {
                 if (!p->discard)
                     tp_call_close(p);
+                else
+                    p->trailing_reported = 1; /* what follows is in its dropped text */
                 p->discard = 0;
                 p->after_call = 1;
                 p->fstate = 0;
@@ -524,7 +537,7 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
                 if (p->fstate == 3)
                     p->mode = E_TAIL;
             } else {
-                if (p->fstate) { /* a broken fence */
+                if (p->fstate && !p->trailing_reported) { /* a broken fence */
                     p->trailing_reported = 1;
                     tp_ev_error(p, TP_ERR_TRAILING, off, -1, NULL, 0);
                 }

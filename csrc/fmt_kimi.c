@@ -78,7 +78,9 @@ static tp_matcher block_m; /* between calls, skipping: the tokens that end or st
  *             K_BLOCK: prose began
  *   pending   the normalized arguments of such a call
  *   call_off  where the call's id / arguments start (limit errors go there)
- *   trailing_reported  trailing content after this call was reported */
+ *   trailing_reported  trailing content after this call was reported
+ *   discard   the call was refused at its `{`: its JSON is only read to its
+ *             end (a token inside a string of it does not end the call) */
 
 int tp_fmt_kimi_init(void)
 {
@@ -115,6 +117,7 @@ static void begin_call(tp_parser *p, uint64_t off)
     p->node = 0;
     p->vkind = 0;
     p->fstate = 0;
+    p->discard = 0;
     p->trailing_reported = 0;
     tp_buf_clear(&p->name);
     tp_buf_clear(&p->key);
@@ -513,10 +516,10 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
             if (tp_is_ws(c)) {
                 i++;
             } else if (c == '{') {
-                if (args_begin(p, off))
-                    p->mode = K_JSON; /* the `{` is fed to the normalizer */
-                else
-                    skip_call(p), i++;
+                /* the `{` is fed to the normalizer; a refused call's JSON is
+                 * read to its end, then skipped to its end token */
+                p->discard = !args_begin(p, off);
+                p->mode = K_JSON;
             } else {
                 /* not an object (or a token): the call is dropped; the byte
                  * is scanned again for a token */
@@ -528,8 +531,8 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
         case K_JSON: {
             size_t k;
             int st;
-            if (p->vkind) {
-                k = tp_json_feed(&p->js, s + i, n - i, &p->pending);
+            if (p->discard || p->vkind) {
+                k = tp_json_feed(&p->js, s + i, n - i, p->discard ? NULL : &p->pending);
                 st = tp_json_failed(&p->js) ? -1 : tp_json_done(&p->js);
             } else {
                 st = tp_call_json_args(p, s + i, n - i, &k);
@@ -537,7 +540,9 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
             if (st < 0) {
                 uint64_t at = p->js.err == TP_ERR_BUFFER_LIMIT ? p->call_off : p->base + i + p->js.err_at;
                 i += k;
-                if (p->vkind)
+                if (p->discard) /* reported when it was refused */
+                    skip_call(p);
+                else if (p->vkind)
                     tp_ev_error(p, p->js.err, at, -1, NULL, 0), skip_call(p);
                 else
                     fail(p, p->js.err, at);
@@ -545,10 +550,13 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
             }
             i += k;
             if (st > 0) {
-                if (p->vkind)
+                if (p->discard)
+                    p->trailing_reported = 1; /* what follows is in its dropped text */
+                else if (p->vkind)
                     close_inferred(p, p->base + i);
                 else
                     tp_call_close(p);
+                p->discard = 0;
                 p->after_call = 1;
                 p->mode = K_TAIL;
                 p->node = 0;
@@ -609,6 +617,8 @@ static void kimi_finish(tp_parser *p)
     case K_HEAD:
     case K_OPEN:
     case K_JSON:
+        if (p->discard) /* refused (reported): its dropped text runs to the end */
+            break;
         tp_call_unterminated(p);
         break;
     }

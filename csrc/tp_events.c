@@ -325,7 +325,7 @@ size_t tp_scan_skip(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t 
  * formatting (the opener's record or the call's); the rest is text at its
  * stream offset `at`, the first of it ending the opener's record (it made
  * no call) or an error's dropped text */
-static void block_prose(tp_parser *p, const uint8_t *s, size_t n, uint64_t at, uint8_t *prose)
+static void block_prose(tp_parser *p, const uint8_t *s, size_t n, uint64_t at, uint8_t *prose, uint64_t now)
 {
     if (!*prose) {
         while (n && tp_is_ws(*s))
@@ -334,7 +334,7 @@ static void block_prose(tp_parser *p, const uint8_t *s, size_t n, uint64_t at, u
             return;
         *prose = 1;
         if (p->raw_on)
-            tp_raw_made_no_call(p, at, at);
+            tp_raw_made_no_call(p, at, now > at ? now : at);
     }
     /* a drop ends where the text begins, also at bytes a partial marker
      * held from earlier chunks (tp_drop_text finds only the chunk's own) */
@@ -348,14 +348,19 @@ size_t tp_scan_block(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t
     tp_scan_res r;
     uint8_t old = p->node;
     uint64_t off = p->base + (uint64_t)(s - p->chunk);
+    /* while the opener's record is on, a byte at a time: the byte that shows
+     * held bytes are prose is then s[0], so whether the record was over
+     * max_buffer there is the same for every chunking */
+    if (p->raw_on && !*prose && n > 1)
+        n = 1;
     tp_matcher_scan(m, &p->node, s, n, &r);
     if (r.held_text) {
         size_t hl;
         const uint8_t *held = tp_matcher_path(m, old, &hl);
-        block_prose(p, held, r.held_text, off - hl, prose);
+        block_prose(p, held, r.held_text, off - hl, prose, off);
     }
     if (r.text_len)
-        block_prose(p, s, r.text_len, off, prose);
+        block_prose(p, s, r.text_len, off, prose, off);
     *match = r.match;
     return r.consumed;
 }

@@ -1063,6 +1063,14 @@ SECTION_JUNK = [
      "Go.hm", A1, [("unknown_tool", KSB + _k2("nope") + " ")], []),
     ("k2-stray-argument-token-after-prose", "kimi_k2", "Go." + KSB + _k2("f") + " hm " + KAB + " x" + KSE,
      "Go.hm  x", A1, [("bad_markup", KAB)], [KSE]),
+    # a refused call's JSON decides where it ends (an end token inside one
+    # of its strings does not): prose after it is text, not its string's rest
+    ("v31-refused-end-token-in-string", "deepseekv31", "Go." + DSB + _v31("nope", '{"0": "%s"}' % DSCE) + " hm" + DSE,
+     "Go.hm", [], [("unknown_tool", DSB + _v31("nope", '{"0": "%s"}' % DSCE) + " ")], [DSE]),
+    ("v3-refused-end-token-in-string", "deepseekv3", "Go." + DSB + _v3("nope", '{"0": "%s"}' % DSCE) + " hm" + DSE,
+     "Go.hm", [], [("unknown_tool", DSB + _v3("nope", '{"0": "%s"}' % DSCE) + " ")], [DSE]),
+    ("k2-refused-end-token-in-string", "kimi_k2", "Go." + KSB + _k2("nope", '{"0": "%s"}' % KCE) + " hm" + KSE,
+     "Go.hm", [], [("unknown_tool", KSB + _k2("nope", '{"0": "%s"}' % KCE) + " ")], [KSE]),
     ("k2-partial-token-after-prose", "kimi_k2", "Go." + KSB + _k2("f") + " hm <|tool",
      "Go.hm <|tool", A1, [], []),
 ]
@@ -1116,3 +1124,19 @@ def test_prose_inside_a_section_is_kept(fmt, text, exp_text, exp_calls, exp_erro
         assert [m.raw for m in events if type(m) is Markup] == exp_markup, chunks
         check_accounted(fmt, text, events, one, TOOL_NAMES)
         check_tiled(fmt, utf8(text), events)
+
+
+def test_opener_record_at_the_limit_is_the_same_for_every_chunking():
+    """Prose found at a partial tag held across chunks after a section
+    opener whose record (the opener and the blanks around it) reaches
+    max_buffer there: whether the blanks before the opener are text does
+    not depend on where the chunks end (property-test finding: char by
+    char gave 'ok', one-shot 'ok\\n\\n')."""
+    v41 = "<\uff5cDSML\uff5c calls>"
+    text = (v41 + "ok\n\n" + v41 + "\n<\uff5c" + v41 + "DSML\uff5c invoke name=\"f\">\n\n</\uff5cDSML\uff5c invoke>\n"
+            + "</\uff5cDSML\uff5c calls>")
+    small = dict(max_buffer=24, max_name=12)
+    one = collect(StreamParser("deepseekv41", TOOL_NAMES, **small).parse_all(text))
+    assert one.text.startswith("ok")
+    for chunks in list(every_split(text)) + [list(text)]:
+        assert collect(stream_events("deepseekv41", chunks, TOOL_NAMES, **small)) == one, chunks
