@@ -686,10 +686,6 @@ def seed_responses(name: str) -> List[str]:
         # raw control characters in strings; numbers past a double (issue 18)
         out.append(s.response("", [("f", '{"c\n": "a\nb\t\x01\x1f```", "n": [1e400, -2E999, 1e-400]}')], "x"))
     out.append(s.response("text" + " " * 5000, [("f", "{}")], "\n" * 5000 + "end"))
-    # prose inside a call section: before the first call, between calls,
-    # after the last one (issue 18: text, never dropped)
-    out.append(s.block(["\nfirst, " + s.render_call("f", "{}"), "\nthen\n" + s.render_call("nope", "{}"),
-                        s.render_call("f", '{"a": 1}') + " done\n"]))
     return out + list(s.extra_seeds)
 
 
