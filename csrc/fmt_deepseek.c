@@ -12,9 +12,13 @@
  * [CALL_ID]); the arguments then stream through the JSON normalizer. The
  * call ends when its JSON value closes. DeepSeek: what follows up to
  * <｜tool▁call▁end｜> is markup (V3: the closing fence), anything else there
- * is reported as trailing content; inside the block, text between calls is
- * template formatting and is dropped; prose before and after the block is
- * kept; a bare <｜tool▁call▁begin｜> without the block token is read as a
+ * is reported as trailing content; inside the block, blanks after its
+ * token or a call are template formatting, anything else is prose the
+ * model wrote there and is text (issue 18: no byte lost): prose before the
+ * block's first call shows the block token made no call (bad_markup with
+ * its bytes), the block's end token after prose is a Markup event, an end
+ * token there closing no call is bad_markup; prose before and after the
+ * block is kept; a bare <｜tool▁call▁begin｜> without the block token is read as a
  * call too (SGLang's streaming path does). Mistral (mistral-common's
  * decoder: the content is what precedes the first [TOOL_CALLS], each call
  * is [TOOL_CALLS]NAME[ARGS] and one JSON value, [CALL_ID]ID before [ARGS]
@@ -47,8 +51,8 @@ typedef struct {
     uint8_t array_form;                  /* not_call starts Mistral's pre-v11 array form: read by
                                           * fmt_jsontag.c's row (else prose) */
     /* built by init: matchers and, per marker index, its role */
-    tp_matcher text_m, block_m, head_m;
-    int8_t text_role[4], block_role[3], head_role[6];
+    tp_matcher text_m, block_m, head_m, sec_m;
+    int8_t text_role[4], block_role[3], head_role[6], sec_role[4];
 } ds_row;
 
 static ds_row ROWS[] = {
@@ -76,11 +80,13 @@ enum {
  * and inside a call (what ends or interrupts it, the separator, the id) */
 enum { T_CALLS_BEGIN, T_CALL_BEGIN, T_CALLS_END, T_CALL_END };
 enum { C_CALL_END, C_CALL_BEGIN, C_CALLS_END, C_SEP, C_ID, C_NOT_CALL };
+/* between calls in a block (E_BLOCK): a call's markers and the block's */
+enum { S_CALL_END, S_CALL_BEGIN, S_CALLS_END, S_CALLS_BEGIN };
 
 /* per-parser state kept in the generic fields:
  *   mode    E_* state
  *   first   1 inside a <｜tool▁calls▁begin｜> block
- *   fstate  position in a literal ("```json", "```")
+ *   fstate  position in a literal ("```json", "```"); E_BLOCK: prose began
  *   discard the open call's name was not accepted: its JSON is only validated
  *   trailing_reported  trailing content after this call was reported */
 
@@ -105,8 +111,9 @@ int tp_fmt_deepseek_init(void)
         const char *text[4] = {w->calls_begin, w->call_begin, w->calls_end, w->call_end};
         const char *block[3] = {w->call_end, w->call_begin, w->calls_end};
         const char *head[6] = {w->call_end, w->call_begin, w->calls_end, w->sep, w->call_id, w->not_call};
+        const char *sec[4] = {w->call_end, w->call_begin, w->calls_end, w->calls_begin};
         if (build(&w->text_m, text, 4, w->text_role) || build(&w->block_m, block, 3, w->block_role) ||
-            build(&w->head_m, head, 6, w->head_role))
+            build(&w->head_m, head, 6, w->head_role) || build(&w->sec_m, sec, 4, w->sec_role))
             return -1;
     }
     return 0;
@@ -152,6 +159,7 @@ static void call_over(tp_parser *p)
     tp_raw_end(p); /* no call is open */
     p->mode = p->first ? E_BLOCK : E_TEXT;
     p->node = 0;
+    p->fstate = 0; /* E_BLOCK: no prose yet */
     p->after_call = 1;
 }
 
@@ -215,18 +223,25 @@ static void args_start(tp_parser *p)
     p->mode = E_JSON;
 }
 
-/* The name was not accepted (reported): a row with an end marker skips to
- * it; one without validates the arguments and drops them */
+/* The name was not accepted (reported): the arguments are only validated
+ * and dropped (the JSON decides where they end: an end marker inside one
+ * of its strings does not end the call); a row with an end marker then
+ * skips to it */
 static void not_accepted(tp_parser *p, const ds_row *w)
 {
     tp_raw_end(p); /* (tp_call_open's refusal ended it already) */
-    if (w->call_end) {
-        skip_call(p);
-    } else {
-        p->discard = 1;
+    p->discard = 1;
+    if (!w->call_end) {
         p->mode = E_ID; /* read on to the separator, then the JSON */
         tp_buf_clear(&p->key);
     }
+}
+
+/* a dropped call's arguments are malformed: skipped to its end marker */
+static void discarded_broken(tp_parser *p)
+{
+    p->discard = 0;
+    skip_call(p);
 }
 
 /* The name overflowed max_name while scanning with head_m; `match` is the
@@ -285,6 +300,7 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
                 tp_text_call_starts(p);
                 p->first = 1;
                 p->mode = E_BLOCK;
+                p->fstate = 0;
             } else if (role == T_CALL_BEGIN) {
                 tp_raw_begin(p, w->call_begin, strlen(w->call_begin), i);
                 if (!w->not_call) /* else held until the head shows a call */
@@ -297,18 +313,32 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
             break;
         }
         case E_BLOCK: {
-            int match, junk;
-            size_t junk_at;
-            i += tp_scan_skip(p, &w->block_m, s + i, n - i, &match, &junk, &junk_at);
-            int role = role_of(w->block_role, match);
-            if (role == C_CALL_BEGIN) {
+            /* blanks after the block token or a call: formatting; prose: text */
+            int match;
+            i += tp_scan_block(p, &w->sec_m, s + i, n - i, &match, &p->fstate);
+            int role = role_of(w->sec_role, match);
+            if (role == S_CALL_BEGIN) {
                 begin_call(p, w, p->base + i);
-            } else if (role == C_CALLS_END) {
+                tp_text_call_starts(p); /* blanks after prose: the call's record */
+            } else if (role == S_CALLS_END) {
                 if (p->raw_on) /* a section with no call: markup of no call */
                     tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, (const uint8_t *)"a section with no call", 22);
+                int prose = p->fstate;
+                if (prose) /* after prose: it closes the block, next to no call */
+                    tp_block_markup(p, w->calls_end, strlen(w->calls_end), p->base + i - strlen(w->calls_end));
                 p->first = 0;
                 call_over(p);
-            }
+                if (prose)
+                    p->after_call = 0; /* the blanks after it are text */
+            } else if (role == S_CALLS_BEGIN && !p->raw_on) {
+                /* another block token: markup, read as the block's first (a
+                 * call takes it into its record; prose shows it made none) */
+                tp_raw_begin(p, w->calls_begin, strlen(w->calls_begin), i);
+                tp_text_call_starts(p);
+                p->fstate = 0;
+            } else if (match >= 0 && !p->raw_on) { /* an end token that closes no call */
+                tp_stray_markup(p, w->sec_m.patlen[match], i);
+            } /* (else: in the block token's record, the first call's text) */
             break;
         }
         case E_HEAD: {
@@ -345,8 +375,10 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
                 tp_text_call_starts(p);
                 if (!open_named(p, p->base + i)) {
                     not_accepted(p, w);
-                    if (role == C_SEP && p->mode == E_ID)
+                    if (role == C_SEP && (p->mode == E_ID || w->call_end))
                         args_start(p);
+                    else if (w->call_end)
+                        discarded_broken(p); /* (an id marker in a row with an end marker) */
                 } else if (role == C_SEP) {
                     args_start(p);
                 } else {
@@ -426,12 +458,10 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
                     break;
                 }
                 i++;
-                if (open_named(p, p->base + i)) {
-                    p->mode = E_FENCE;
-                    p->fstate = 0;
-                } else {
-                    skip_call(p);
-                }
+                if (!open_named(p, p->base + i))
+                    not_accepted(p, w); /* its fence and JSON are read, then dropped */
+                p->mode = E_FENCE;
+                p->fstate = 0;
             }
             break;
         }
@@ -447,6 +477,8 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
                     args_start(p);
             } else if ((p->fstate == 0 || p->fstate == 3) && (c == '{' || c == '[' || tp_is_ws(c))) {
                 args_start(p); /* no fence, or ``` without "json": the JSON itself */
+            } else if (p->discard) {
+                discarded_broken(p);
             } else {
                 fail(p, TP_ERR_BAD_MARKUP, off);
             }
@@ -464,7 +496,9 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
             if (st < 0) {
                 uint64_t at = p->base + i + p->js.err_at;
                 i += k;
-                if (w->call_end)
+                if (w->call_end && p->discard)
+                    discarded_broken(p);
+                else if (w->call_end)
                     fail(p, p->js.err, at);
                 else
                     args_broken(p, p->js.err, at);
@@ -474,6 +508,8 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
             if (st > 0) {
                 if (!p->discard)
                     tp_call_close(p);
+                else
+                    p->trailing_reported = 1; /* what follows is in its dropped text */
                 p->discard = 0;
                 p->after_call = 1;
                 p->fstate = 0;
@@ -501,7 +537,7 @@ static size_t ds_feed_upto(tp_parser *p, const ds_row *w, const uint8_t *s, size
                 if (p->fstate == 3)
                     p->mode = E_TAIL;
             } else {
-                if (p->fstate) { /* a broken fence */
+                if (p->fstate && !p->trailing_reported) { /* a broken fence */
                     p->trailing_reported = 1;
                     tp_ev_error(p, TP_ERR_TRAILING, off, -1, NULL, 0);
                 }
@@ -567,7 +603,17 @@ static void ds_finish(tp_parser *p, const ds_row *w)
             tp_call_unterminated(p);
             break;
         }
-        /* fall through */
+        if (p->fstate) { /* after prose in the block, a partial token is prose */
+            tp_release_held(p, &w->sec_m);
+            break;
+        }
+        if (p->node) { /* a partial token after a call: markup of no call */
+            size_t hl;
+            const uint8_t *held = tp_matcher_path(&w->sec_m, p->node, &hl);
+            tp_drop_held_at_end(p, TP_ERR_UNTERMINATED, held, hl);
+            p->node = 0;
+        }
+        break;
     case E_AFTER:
     case E_TAIL:
     case E_SKIP:

@@ -34,7 +34,15 @@
  * normalized JSON when it is JSON (json.loads(strict=False), without the
  * NaN/Infinity constants), and as a JSON string of its stripped text
  * otherwise (SGLang's fallback).
- * A direct JSON body streams through the JSON normalizer. */
+ * A direct JSON body streams through the JSON normalizer.
+ *
+ * Between invokes in the block, blanks after its opener or an invoke are
+ * template formatting; anything else is prose the model wrote there and is
+ * text (issue 18: no byte lost; DeepSeek's reference decoder refuses such
+ * output, SGLang's detector drops it): prose before the block's first
+ * invoke shows the opener made no call (bad_markup with its bytes), the
+ * block's end tag after prose is a Markup event, a tag there that closes
+ * or opens no invoke is bad_markup. */
 #include <stdio.h>
 #include <string.h>
 
@@ -68,8 +76,8 @@ enum {
 
 /* text_m markers */
 enum { X_BOT, X_INV_START, X_EOT, X_INV_END, X_PARAM_END };
-/* tag_m markers */
-enum { K_INV_START, K_INV_END, K_EOT, K_PARAM_START, K_PARAM_END };
+/* tag_m markers (block_m: also K_BOT, between invokes) */
+enum { K_INV_START, K_INV_END, K_EOT, K_PARAM_START, K_PARAM_END, K_BOT };
 /* value_m markers */
 enum { V_PARAM_END, V_INV_END, V_EOT };
 
@@ -82,7 +90,7 @@ typedef struct {
 } tagset;
 
 typedef struct {
-    tagset text, tag, value;
+    tagset text, tag, value, block;
 } dsml_tags;
 
 
@@ -91,7 +99,9 @@ static int kind_of(const tagset *t, int match) { return match < 0 ? -1 : t->kind
 /* per-parser state kept in the generic fields:
  *   mode     D_* state
  *   first    1 inside a block (0: a bare invoke)
- *   fstate   attribute parsing: whitespace seen / position in a literal
+ *   fstate   attribute parsing: whitespace seen / position in a literal;
+ *            D_BLOCK: prose began
+ *   have_name  D_BLOCK: right after the block opener (its `>` may follow)
  *   name     invoke name; then the string="..." attribute of a parameter
  *   key      parameter name
  *   vkind    1: the parameter is a string
@@ -170,7 +180,10 @@ static int family_build(dsml_family *f)
     static const int tag_a[] = {K_INV_START, K_INV_END, K_EOT, K_PARAM_START, K_PARAM_END};
     static const int value_k[] = {T_PAR_END, T_INV_END, T_EOT};
     static const int value_a[] = {V_PARAM_END, V_INV_END, V_EOT};
-    if (tagset_build(f, &f->tags.text, text_k, text_a, 5) || tagset_build(f, &f->tags.tag, tag_k, tag_a, 5))
+    static const int block_k[] = {T_INV_START, T_INV_END, T_EOT, T_PAR_START, T_PAR_END, T_BOT};
+    static const int block_a[] = {K_INV_START, K_INV_END, K_EOT, K_PARAM_START, K_PARAM_END, K_BOT};
+    if (tagset_build(f, &f->tags.text, text_k, text_a, 5) || tagset_build(f, &f->tags.tag, tag_k, tag_a, 5) ||
+        tagset_build(f, &f->tags.block, block_k, block_a, 6))
         return -1;
     return tagset_build(f, &f->tags.value, value_k, value_a, 3);
 }
@@ -341,6 +354,8 @@ static void invoke_over(tp_parser *p)
     tp_raw_end(p); /* no call is open */
     p->mode = p->first ? D_BLOCK : D_TEXT;
     p->node = 0;
+    p->fstate = 0; /* D_BLOCK: no prose yet */
+    p->have_name = 0;
     p->after_call = 1;
 }
 
@@ -451,6 +466,8 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
                 tp_text_call_starts(p);
                 p->first = 1;
                 p->mode = D_BLOCK;
+                p->fstate = 0;
+                p->have_name = 1; /* its `>` may follow */
             } else if (match == X_INV_START) {
                 tp_raw_begin(p, t->text.m.pats[pat], t->text.m.patlen[pat], i);
                 tp_text_call_starts(p);
@@ -461,7 +478,48 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
             }
             break;
         }
-        case D_BLOCK:
+        case D_BLOCK: {
+            /* blanks after the opener or an invoke: formatting; prose: text */
+            if (p->have_name) { /* the opener's `>` (its spelling leaves it out) */
+                p->have_name = 0;
+                if (c == '>' && p->node == 0) {
+                    i++;
+                    break;
+                }
+            }
+            int match;
+            const tp_matcher *bm = &t->block.m;
+            i += tp_scan_block(p, bm, s + i, n - i, &match, &p->fstate);
+            int pat = match;
+            match = kind_of(&t->block, match);
+            if (match == K_INV_START) {
+                new_invoke(p, bm, pat, i);
+                tp_text_call_starts(p); /* blanks after prose: the invoke's record */
+            } else if (match == K_EOT) {
+                int prose = p->fstate;
+                size_t ml = bm->patlen[pat];
+                if (p->raw_on) /* a block with no call: markup of no call */
+                    tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, (const uint8_t *)"a block with no call", 20);
+                else if (prose) /* after prose: it closes the block, next to no call */
+                    tp_block_markup(p, bm->pats[pat], ml, p->base + i - ml);
+                block_over(p);
+                if (prose)
+                    p->after_call = 0; /* the blanks after it are text */
+            } else if (match == K_BOT) {
+                /* another block opener: markup, read as the block's first
+                 * (an invoke takes it into its record; prose shows it made
+                 * none); its `>` may follow */
+                if (!p->raw_on) {
+                    tp_raw_begin(p, bm->pats[pat], bm->patlen[pat], i);
+                    tp_text_call_starts(p);
+                }
+                p->fstate = 0;
+                p->have_name = 1;
+            } else if (pat >= 0 && !p->raw_on) { /* a tag that closes or opens no invoke */
+                tp_stray_markup(p, bm->patlen[pat], i);
+            } /* (else: in the opener's record, the first invoke's text) */
+            break;
+        }
         case D_SKIP:
         case D_AFTER_JSON: {
             int match, junk;
@@ -756,7 +814,15 @@ static void dsml_finish(tp_parser *p, const dsml_tags *t)
             tp_call_unterminated(p);
             break;
         }
-        /* fall through */
+        if (p->fstate) { /* after prose in the block, a partial tag is prose */
+            tp_release_held(p, &t->block.m);
+        } else if (p->node) { /* a partial tag after an invoke: markup of no call */
+            size_t hl;
+            const uint8_t *held = tp_matcher_path(&t->block.m, p->node, &hl);
+            tp_drop_held_at_end(p, TP_ERR_UNTERMINATED, held, hl);
+        }
+        p->node = 0;
+        break;
     case D_SKIP:
     case D_AFTER_JSON: {
         /* a partial tag here is markup of no call: an error carries it

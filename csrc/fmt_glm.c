@@ -511,24 +511,7 @@ static void open_block(tp_parser *p, const glm_row *r, size_t at)
 static void opener_no_call(tp_parser *p, uint64_t at)
 {
     p->fstate &= (uint8_t)~FS_OPEN;
-    /* the whitespace held before the opener stays prose, as before a
-     * stray end tag, unless the record up to `at` is over max_buffer. That
-     * is decided by `at` alone: the record may have stopped at a chunk end
-     * past `at` (bytes held as a possible tag, or a call opener found to
-     * be prose only later), but the whitespace at its start is in it
-     * whenever the record up to `at` fits, so any chunking gives it back */
-    size_t k = p->raw_skip;
-    while (k < p->raw.len && tp_is_ws(p->raw.data[k]))
-        k++;
-    int over = p->raw.limit && at >= p->raw_off && p->raw_skip + (at - p->raw_off) > p->raw.limit;
-    if (k > p->raw_skip && !over) {
-        tp_text_at(p, p->raw.data + p->raw_skip, k - p->raw_skip, p->raw_off);
-        tp_text_flush_ws(p);
-        p->raw_off += k - p->raw_skip;
-        p->raw_skip = k;
-    }
-    tp_ev_error(p, TP_ERR_BAD_MARKUP, at, -1, (const uint8_t *)"markup that makes no call", 25);
-    tp_drop_error(p, at); /* its dropped text ends where the prose begins */
+    tp_raw_made_no_call(p, at);
 }
 
 /* The call opener turned out to be prose: it and the bytes after it are

@@ -30,8 +30,13 @@
  * (matches minus unknown keys, first best wins, tools without properties
  * skipped) is chosen; no tool scoring at least 0 drops the call.
  *
- * Inside the section, text between calls is template formatting and is
- * dropped; prose before and after the section is kept. A bare
+ * Inside the section, blanks after its token or a call are template
+ * formatting; anything else is prose the model wrote there and is text
+ * (issue 18: no byte lost): prose before the section's first call shows
+ * the section token made no call (bad_markup with its bytes), the
+ * section's end token after prose is a Markup event, an end or argument
+ * token there closing no call is bad_markup, another section token is
+ * read as the section's. Prose before and after the section is kept. A bare
  * <|tool_call_begin|> without the section token is a call too (SGLang's
  * streaming path reads it so). Stray end / argument tokens in prose are
  * markup and are dropped, as SGLang strips them. */
@@ -69,10 +74,13 @@ static tp_matcher block_m; /* between calls, skipping: the tokens that end or st
  *   name      the id while it is read; then the tool name
  *   key       the id (stripped)
  *   vkind     1: the name is to be inferred when the arguments close
- *   fstate    1: ... among the tools fitting a misspelled id (misspelled_id)
+ *   fstate    1: ... among the tools fitting a misspelled id (misspelled_id);
+ *             K_BLOCK: prose began
  *   pending   the normalized arguments of such a call
  *   call_off  where the call's id / arguments start (limit errors go there)
- *   trailing_reported  trailing content after this call was reported */
+ *   trailing_reported  trailing content after this call was reported
+ *   discard   the call was refused at its `{`: its JSON is only read to its
+ *             end (a token inside a string of it does not end the call) */
 
 int tp_fmt_kimi_init(void)
 {
@@ -109,6 +117,7 @@ static void begin_call(tp_parser *p, uint64_t off)
     p->node = 0;
     p->vkind = 0;
     p->fstate = 0;
+    p->discard = 0;
     p->trailing_reported = 0;
     tp_buf_clear(&p->name);
     tp_buf_clear(&p->key);
@@ -120,6 +129,7 @@ static void call_over(tp_parser *p)
     tp_raw_end(p); /* no call is open */
     p->mode = p->first ? K_BLOCK : K_TEXT;
     p->node = 0;
+    p->fstate = 0; /* K_BLOCK: no prose yet */
     p->after_call = 1;
 }
 
@@ -432,6 +442,7 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
                 tp_text_call_starts(p);
                 p->first = 1;
                 p->mode = K_BLOCK;
+                p->fstate = 0;
             } else if (match == M_CALL_BEGIN) {
                 tp_raw_begin(p, CALL_BEGIN, sizeof CALL_BEGIN - 1, i);
                 tp_text_call_starts(p);
@@ -443,16 +454,30 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
             break;
         }
         case K_BLOCK: {
-            int match, junk;
-            size_t junk_at;
-            i += tp_scan_skip(p, &block_m, s + i, n - i, &match, &junk, &junk_at);
-            if (match == M_CALL_BEGIN)
+            /* blanks after the section token or a call: formatting; prose: text */
+            int match;
+            i += tp_scan_block(p, &all_m, s + i, n - i, &match, &p->fstate);
+            if (match == M_CALL_BEGIN) {
                 begin_call(p, p->base + i);
-            else if (match == M_SECTION_END) {
+                tp_text_call_starts(p); /* blanks after prose: the call's record */
+            } else if (match == M_SECTION_END) {
+                int prose = p->fstate;
                 if (p->raw_on) /* a section with no call: markup of no call */
                     tp_ev_error(p, TP_ERR_BAD_MARKUP, p->base + i, -1, (const uint8_t *)"a section with no call", 22);
+                else if (prose) /* after prose: it closes the section, next to no call */
+                    tp_block_markup(p, SECTION_END, sizeof SECTION_END - 1, p->base + i - (sizeof SECTION_END - 1));
                 on_marker(p, match, p->base + i);
-            }
+                if (prose)
+                    p->after_call = 0; /* the blanks after it are text */
+            } else if (match == M_SECTION_BEGIN && !p->raw_on) {
+                /* another section token: markup, read as the section's (a
+                 * call takes it into its record; prose shows it made none) */
+                tp_raw_begin(p, SECTION_BEGIN, sizeof SECTION_BEGIN - 1, i);
+                tp_text_call_starts(p);
+                p->fstate = 0;
+            } else if (match >= 0 && !p->raw_on) { /* an end or argument token that closes no call */
+                tp_stray_markup(p, all_m.patlen[match], i);
+            } /* (else: in the section token's record, the first call's text) */
             break;
         }
         case K_HEAD: {
@@ -491,10 +516,10 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
             if (tp_is_ws(c)) {
                 i++;
             } else if (c == '{') {
-                if (args_begin(p, off))
-                    p->mode = K_JSON; /* the `{` is fed to the normalizer */
-                else
-                    skip_call(p), i++;
+                /* the `{` is fed to the normalizer; a refused call's JSON is
+                 * read to its end, then skipped to its end token */
+                p->discard = !args_begin(p, off);
+                p->mode = K_JSON;
             } else {
                 /* not an object (or a token): the call is dropped; the byte
                  * is scanned again for a token */
@@ -506,8 +531,8 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
         case K_JSON: {
             size_t k;
             int st;
-            if (p->vkind) {
-                k = tp_json_feed(&p->js, s + i, n - i, &p->pending);
+            if (p->discard || p->vkind) {
+                k = tp_json_feed(&p->js, s + i, n - i, p->discard ? NULL : &p->pending);
                 st = tp_json_failed(&p->js) ? -1 : tp_json_done(&p->js);
             } else {
                 st = tp_call_json_args(p, s + i, n - i, &k);
@@ -515,7 +540,9 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
             if (st < 0) {
                 uint64_t at = p->js.err == TP_ERR_BUFFER_LIMIT ? p->call_off : p->base + i + p->js.err_at;
                 i += k;
-                if (p->vkind)
+                if (p->discard) /* reported when it was refused */
+                    skip_call(p);
+                else if (p->vkind)
                     tp_ev_error(p, p->js.err, at, -1, NULL, 0), skip_call(p);
                 else
                     fail(p, p->js.err, at);
@@ -523,10 +550,13 @@ static void kimi_feed(tp_parser *p, const uint8_t *s, size_t n)
             }
             i += k;
             if (st > 0) {
-                if (p->vkind)
+                if (p->discard)
+                    p->trailing_reported = 1; /* what follows is in its dropped text */
+                else if (p->vkind)
                     close_inferred(p, p->base + i);
                 else
                     tp_call_close(p);
+                p->discard = 0;
                 p->after_call = 1;
                 p->mode = K_TAIL;
                 p->node = 0;
@@ -562,7 +592,17 @@ static void kimi_finish(tp_parser *p)
             tp_call_unterminated(p);
             break;
         }
-        /* fall through */
+        if (p->fstate) { /* after prose in the section, a partial token is prose */
+            tp_release_held(p, &all_m);
+            break;
+        }
+        if (p->node) { /* a partial token after a call: markup of no call */
+            size_t hl;
+            const uint8_t *held = tp_matcher_path(&all_m, p->node, &hl);
+            tp_drop_held_at_end(p, TP_ERR_UNTERMINATED, held, hl);
+            p->node = 0;
+        }
+        break;
     case K_TAIL:
     case K_SKIP: {
         /* a partial token here is markup of no call: an error carries it
@@ -577,6 +617,8 @@ static void kimi_finish(tp_parser *p)
     case K_HEAD:
     case K_OPEN:
     case K_JSON:
+        if (p->discard) /* refused (reported): its dropped text runs to the end */
+            break;
         tp_call_unterminated(p);
         break;
     }

@@ -184,6 +184,33 @@ void tp_raw_end(tp_parser *p)
     tp_buf_shrink(&p->raw, 1u << 12);
 }
 
+/* A block opener's raw record (raw_on: the opener and the blanks after
+ * it, no call since) made no call: prose begins at stream offset `at`,
+ * known to be prose at `now` (>= at). The whitespace held before the
+ * opener stays prose (text), as before a stray end tag; the opener and the
+ * blanks after it are a bad_markup error's dropped text, up to `at`. */
+void tp_raw_made_no_call(tp_parser *p, uint64_t at)
+{
+    /* the whitespace held before the opener stays prose, as before a
+     * stray end tag, unless the record up to `at` is over max_buffer. That
+     * is decided by `at` alone: the record may have stopped at a chunk end
+     * past `at` (bytes held as a possible tag, or a call opener found to
+     * be prose only later), but the whitespace at its start is in it
+     * whenever the record up to `at` fits, so any chunking gives it back */
+    size_t k = p->raw_skip;
+    while (k < p->raw.len && tp_is_ws(p->raw.data[k]))
+        k++;
+    int over = p->raw.limit && at >= p->raw_off && p->raw_skip + (at - p->raw_off) > p->raw.limit;
+    if (k > p->raw_skip && !over) {
+        tp_text_at(p, p->raw.data + p->raw_skip, k - p->raw_skip, p->raw_off);
+        tp_text_flush_ws(p);
+        p->raw_off += k - p->raw_skip;
+        p->raw_skip = k;
+    }
+    tp_ev_error(p, TP_ERR_BAD_MARKUP, at, -1, (const uint8_t *)"markup that makes no call", 25);
+    tp_drop_error(p, at); /* its dropped text ends where the prose begins */
+}
+
 void tp_raw_chunk_end(tp_parser *p, const uint8_t *data, size_t n)
 {
     if (p->raw_on && !p->raw_over && p->raw_at < n &&

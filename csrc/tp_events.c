@@ -321,6 +321,45 @@ size_t tp_scan_skip(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t 
     return r.consumed;
 }
 
+/* prose inside a section: blanks after its opener or a call are template
+ * formatting (the opener's record or the call's); the rest is text at its
+ * stream offset `at`, the first of it ending the opener's record (it made
+ * no call) or an error's dropped text */
+static void block_prose(tp_parser *p, const uint8_t *s, size_t n, uint64_t at, uint8_t *prose)
+{
+    if (!*prose) {
+        while (n && tp_is_ws(*s))
+            s++, n--, at++;
+        if (!n)
+            return;
+        *prose = 1;
+        if (p->raw_on)
+            tp_raw_made_no_call(p, at);
+    }
+    /* a drop ends where the text begins, also at bytes a partial marker
+     * held from earlier chunks (tp_drop_text finds only the chunk's own) */
+    if (p->drop_on && p->chunk)
+        tp_drop_end(p, at >= p->base ? (size_t)(at - p->base) : 0, at >= p->base ? 0 : (size_t)(p->base - at));
+    text_at(p, s, n, at);
+}
+
+size_t tp_scan_block(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n, int *match, uint8_t *prose)
+{
+    tp_scan_res r;
+    uint8_t old = p->node;
+    uint64_t off = p->base + (uint64_t)(s - p->chunk);
+    tp_matcher_scan(m, &p->node, s, n, &r);
+    if (r.held_text) {
+        size_t hl;
+        const uint8_t *held = tp_matcher_path(m, old, &hl);
+        block_prose(p, held, r.held_text, off - hl, prose);
+    }
+    if (r.text_len)
+        block_prose(p, s, r.text_len, off, prose);
+    *match = r.match;
+    return r.consumed;
+}
+
 void tp_release_held(tp_parser *p, const tp_matcher *m)
 {
     size_t hl;

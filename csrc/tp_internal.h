@@ -48,6 +48,13 @@ size_t tp_scan_text(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t 
  * "negative" (wrapped) when it was held back from the previous chunk). */
 size_t tp_scan_skip(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n, int *match,
                     int *junk, size_t *junk_at);
+/* Between calls inside a section (s must point into the chunk being fed):
+ * scans s[0:n) with m; blanks after the section's opener or a call are
+ * template formatting, anything else is prose the model wrote there: text
+ * (*prose is set once it began: blanks are then text too). Prose while the
+ * opener's raw record is on (no call yet) shows the opener made no call
+ * (tp_raw_made_no_call). Markers are the caller's. */
+size_t tp_scan_block(tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n, int *match, uint8_t *prose);
 /* Releases the bytes the matcher holds back as text (end of stream). */
 void tp_release_held(tp_parser *p, const tp_matcher *m);
 /* Moves a partial marker held by `from` over to `to` (whose markers must
@@ -97,6 +104,12 @@ void tp_call_unterminated(tp_parser *p);
 void tp_raw_begin(tp_parser *p, const char *marker, size_t mlen, size_t at);
 void tp_raw_end(tp_parser *p);
 void tp_raw_chunk_end(tp_parser *p, const uint8_t *data, size_t n);
+/* a block opener's raw record made no call: prose begins at stream offset
+ * `at`: bad_markup, the record up to `at` its dropped text (the whitespace
+ * held before the opener: text, unless the record up to `at` is over
+ * max_buffer) */
+void tp_raw_made_no_call(tp_parser *p, uint64_t at);
+
 int tp_call_release_raw(tp_parser *p);
 
 /* Dropped text (tp_dropped.c): each error starts recording the bytes it

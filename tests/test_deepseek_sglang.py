@@ -285,6 +285,20 @@ def test_dsml_streamed_prose_after_block(impl, fmt):
     assert stream(impl[fmt], special_aware(fmt, response))[:2] == ("Before\nAfter", calls)
 
 
+@both("SGLang's detectors drop prose the model writes inside a tool-call section, between calls "
+      "(DeepSeek's reference decoder, encoding_dsv32.parse_tool_calls, refuses such output as malformed and "
+      "decides nothing); here it is text, as every engine keeps it (docs/SEMANTICS.md, issue 18)")
+@pytest.mark.parametrize("fmt", ds.ALL_FORMATS)
+def test_prose_between_calls_in_section_kept(impl, fmt):
+    style = "xml" if fmt in ds.DSML_FORMATS else "plain"
+    response, _, calls = ds.render(fmt, [("text", "Checking."),
+                                         ("block", [("noop", {}, style), ("search", {"q": 1}, style)])])
+    end = ds.Tags(fmt).invoke_end if fmt in ds.DSML_FORMATS else ds.CALL_END
+    k = response.index(end) + len(end)
+    response = response[:k] + "\nAlso a search.\n" + response[k:]
+    assert oneshot(impl[fmt], response) == ("Checking.Also a search.", calls)
+
+
 # ---- explained differences on malformed output -----------------------------------
 
 @pytest.mark.parametrize("fmt", ds.DSML_FORMATS)

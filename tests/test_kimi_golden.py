@@ -99,9 +99,11 @@ CASES = [
          ["bad_markup"] * 3),
     case("partial-token-at-end-is-text", "see <|tool_ca", "see <|tool_ca", []),
     case("lookalike-is-text", "a <|tool_call_begun|> b <| c |>", "a <|tool_call_begun|> b <| c |>", []),
-    case("text-between-calls-in-section-dropped",
+    # prose between calls in the section is text (issue 18: no byte lost;
+    # the blanks around it next to the calls are template formatting)
+    case("text-between-calls-in-section-kept",
          B + call("functions.noop:0", "{}") + " note " + call("functions.noop:1", "{}") + E,
-         "", [("noop", {}, "functions.noop:0"), ("noop", {}, "functions.noop:1")]),
+         "note", [("noop", {}, "functions.noop:0"), ("noop", {}, "functions.noop:1")]),
     case("unterminated-args", "x" + B + call("functions.search:0", '{"q": "abc')[: -len(CE)],
          "x", [], ["unterminated"]),
     # cut off before the call was announced: its text is text (issue 18.2)

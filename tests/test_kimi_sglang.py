@@ -182,6 +182,16 @@ def test_prose_after_section_kept(impl):
     assert oneshot(impl, RESPONSE + "\nDone.") == ("Checking.\nDone.", CALLS)
 
 
+@both("SGLang drops prose the model writes inside the tool-call section, between calls; here it is "
+      "text (docs/SEMANTICS.md, issue 18)")
+def test_prose_between_calls_in_section_kept(impl):
+    second = CB + "functions.get_weather:1" + A + "{}" + CE
+    response = RESPONSE[:-len(E)] + "\nAlso a check.\n" + second + E
+    want = ("Checking.Also a check.", CALLS + [("get_weather", "{}")])
+    assert oneshot(impl, response) == want
+    assert stream(impl, special_aware(response)) == want
+
+
 @both("SGLang's one-shot parse ignores a call without the section token, which its streaming "
       "path accepts: the call's markup is returned as text")
 def test_bare_call_one_shot(impl):
