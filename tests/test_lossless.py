@@ -669,6 +669,15 @@ DROPPED = [
     # ring): past it (blanks after a name) it made no call, at a stream
     # offset; its text was dropped one-shot and lost streamed (random-seed
     # fuzz finding, the CI slice's streamed != one-shot)
+    # a blank run after an array's element too long to hold is text (as
+    # any longer run): the array ended there as before prose, so its `]`
+    # is text and an end tag after it a stray one (the `]` was in
+    # nothing: random-seed fuzz finding)
+    ("jsonarray-long-blank-run-then-close", "jsonarray", '[{"name": "f", "arguments": {}}' + " " * 4100 + "] ok",
+     {}, " " * 4100 + "] ok", [("f", "{}", True)], []),
+    ("apertus-long-blank-run-then-close", "apertus2509",
+     'Hi <|tools_prefix|>[{"f": {"a": 1}}' + "\n" * 4100 + "]<|tools_suffix|> ok", {}, "Hi" + "\n" * 4100 + "] ok",
+     [("f", '{"a": 1}', True)], [("bad_markup", "<|tools_suffix|>")]),
     ("pythonic-head-blanks-past-drop-ring", "pythonic", "[nope" + " " * 4100 + "(a=1)] ok", {},
      "[nope" + " " * 4100 + "(a=1)] ok", [], []),
     ("pythonic-name-blanks-past-drop-ring-in-list", "pythonic", "[f(a=1), nope" + " " * 4100 + "(a=1)] ok", {},
