@@ -678,6 +678,12 @@ DROPPED = [
     ("apertus-long-blank-run-then-close", "apertus2509",
      'Hi <|tools_prefix|>[{"f": {"a": 1}}' + "\n" * 4100 + "]<|tools_suffix|> ok", {}, "Hi" + "\n" * 4100 + "] ok",
      [("f", '{"a": 1}', True)], [("bad_markup", "<|tools_suffix|>")]),
+    # a name over max_name: the whitespace held before the marker is the
+    # refused call's (its raw record starts with it), not text too (it was
+    # in both: random-seed fuzz finding, csrc/tp_dropped.c)
+    ("glm-name-over-max-name-after-held-blank", "glm47",
+     "Sure! <tool_call>" + "x" * 1100 + "<arg_key>q</arg_key><arg_value>1</arg_value></tool_call> ok", {},
+     "Sure! ok", [], [("bad_name", " <tool_call>" + "x" * 1100 + "<arg_key>q</arg_key><arg_value>1</arg_value></tool_call>")]),
     ("pythonic-head-blanks-past-drop-ring", "pythonic", "[nope" + " " * 4100 + "(a=1)] ok", {},
      "[nope" + " " * 4100 + "(a=1)] ok", [], []),
     ("pythonic-name-blanks-past-drop-ring-in-list", "pythonic", "[f(a=1), nope" + " " * 4100 + "(a=1)] ok", {},
