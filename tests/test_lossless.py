@@ -890,6 +890,18 @@ DROPPED = [
      + M3NS + "</invoke>\n" + M3NS + ' <invoke name="nope">' + M3NS + "</invoke>\n" + M3NS + "</tool_call> ok", {},
      "Go. ok", [("f", "{}", True)],
      [("unknown_tool", M3NS + ' <invoke name="nope">' + M3NS + "</invoke>\n" + M3NS + "</tool_call>")]),
+    # a tag name over max_name ends at a character boundary: between
+    # invokes the tag ends before the character that does not fit whole,
+    # which is prose; in an invoke the error is at its start (the dropped
+    # text was cut inside a character: random-seed fuzz finding)
+    ("nsxml-tag-over-max-name-at-character-boundary", "minimax_m3", "Go." + M3NS + "<tool_call>\n" + M3NS
+     + '<invoke name="f">' + M3NS + "</invoke>\n" + M3NS + "<" + "\u00e9" * 600 + ">\n" + M3NS + "</tool_call> ok", {},
+     "Go." + "\u00e9" * 88 + "> ok", [("f", "{}", True)],
+     [("bad_markup", M3NS + "<" + "\u00e9" * 512), ("bad_markup", "\n" + M3NS + "</tool_call>")]),
+    ("nsxml-invoke-tag-over-max-name-at-character-start", "minimax_m3", "Go." + M3NS + "<tool_call>\n" + M3NS
+     + '<invoke name="f">' + M3NS + "<" + "\u00e9" * 600 + ">1" + M3NS + "</invoke>\n" + M3NS + "</tool_call> ok", {},
+     "Go. ok", [], [("buffer_limit", M3NS + "<tool_call>\n" + M3NS + '<invoke name="f">' + M3NS + "<" + "\u00e9" * 600
+                     + ">1" + M3NS + "</invoke>\n" + M3NS + "</tool_call>")]),
 ]
 
 
