@@ -670,8 +670,8 @@ static size_t value_step(tp_parser *p, const py_row *row, const uint8_t *s, size
     case V_WORD:
     case V_NUM:
         if (is_id(c) || c == '.' || (p->vkind == V_NUM && (c == '+' || c == '-'))) {
-            if (tp_buf_push(&p->pending, c)) {
-                broken(p, TP_ERR_BUFFER_LIMIT, off, 1 + p->js.depth, 0);
+            if (tp_buf_push(&p->pending, c)) { /* at the start of the character that did not fit */
+                broken(p, TP_ERR_BUFFER_LIMIT, tp_buf_char_start(&p->pending, c, off), 1 + p->js.depth, 0);
                 return 0;
             }
             return 1;

@@ -665,6 +665,10 @@ DROPPED = [
      "See [fW(and ok", [], [("unknown_tool", " [nope(b=1)]")]),
     ("pythonic-refused-broken-then-call", "pythonic", "[nope(a=(1)), f(b=2)]", {}, "",
      [("f", '{"b": 2}', True)], [("unknown_tool", "[nope(a=(1)), ")]),
+    # a bare word over max_buffer: the error at the start of the character
+    # that did not fit (random-seed fuzz finding, small limits)
+    ("pythonic-word-over-max-buffer-at-character-start", "pythonic", "[f(a=x" + "\u00e9" * 40 + ")] ok",
+     {"max_buffer": 64}, " ok", [("f", '{"a": ', False)], [("buffer_limit", "\u00e9" * 9 + ")]")]),
     # a call head read undecided is at most 4096 bytes (the dropped-text
     # ring): past it (blanks after a name) it made no call, at a stream
     # offset; its text was dropped one-shot and lost streamed (random-seed
