@@ -450,7 +450,7 @@ static int vpush(tp_parser *p, uint8_t c, uint64_t off)
 {
     if (!tp_buf_push(&p->pending, c))
         return 1;
-    fail(p, TP_ERR_BUFFER_LIMIT, off);
+    fail(p, TP_ERR_BUFFER_LIMIT, tp_buf_char_start(&p->pending, c, off)); /* (at a character's start) */
     tag_is_content(p);
     return 0;
 }

@@ -906,6 +906,13 @@ DROPPED = [
      + '<invoke name="f">' + M3NS + "<" + "\u00e9" * 600 + ">1" + M3NS + "</invoke>\n" + M3NS + "</tool_call> ok", {},
      "Go. ok", [], [("buffer_limit", M3NS + "<tool_call>\n" + M3NS + '<invoke name="f">' + M3NS + "<" + "\u00e9" * 600
                      + ">1" + M3NS + "</invoke>\n" + M3NS + "</tool_call>")]),
+    # a value's inner tag over max_buffer: the error at the start of the
+    # character that did not fit (random-seed fuzz finding, small limits)
+    ("nsxml-value-tag-over-max-buffer-at-character-start", "minimax_m3", "Go." + M3NS + "<tool_call>\n" + M3NS
+     + '<invoke name="f">' + M3NS + "<a>" + M3NS + "<item xy" + " \u4e2d" * 30 + ">1" + M3NS + "</item>" + M3NS + "</a>"
+     + M3NS + "</invoke>\n" + M3NS + "</tool_call> ok", {"max_buffer": 64}, "Go. ok", [("f", '{"a": ', False)],
+     [("buffer_limit", "\u4e2d" + " \u4e2d" * 19 + ">1" + M3NS + "</item>" + M3NS + "</a>" + M3NS + "</invoke>\n" + M3NS
+       + "</tool_call>")]),
 ]
 
 
