@@ -664,6 +664,11 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                     k++;
                 tp_text(p, s + i, k - i);
                 i = k;
+            } else if (w->array && s[i] == ']' && p->ws_long) {
+                /* a blank run too long to hold came before it: it was
+                 * text, so the array ended there as before prose, and the
+                 * `]` is prose (it was in nothing: random-seed fuzz finding) */
+                p->mode = M_TEXT;
             } else if (w->array && s[i] == ']') {
                 /* the array closes: markup, and the whitespace held
                  * before it formatting (after_call stays set: whitespace

@@ -135,10 +135,12 @@ static int digit_sep(const uint8_t *s, size_t n, size_t i)
     return i > 0 && i + 1 < n && is_digit(s[i - 1]) && is_digit(s[i + 1]);
 }
 
-/* Python's int(s), written as json.dumps writes it; 0 if int() refuses */
+/* Python's int(s), written as json.dumps writes it; 0 if int() refuses or
+ * the number would be longer than a JSON number token may be
+ * (TP_JSON_NUM_MAX: then it is a string, as bare_float's) */
 static int bare_int(tp_parser *p, const uint8_t *s, size_t n)
 {
-    size_t i = 0;
+    size_t i = 0, digits = 0;
     int neg = 0;
     if (n && (s[0] == '+' || s[0] == '-'))
         neg = s[i++] == '-';
@@ -153,6 +155,10 @@ static int bare_int(tp_parser *p, const uint8_t *s, size_t n)
         out(p, "0", 1);
         return 1;
     }
+    for (size_t k = i; k < n; k++)
+        digits += s[k] != '_';
+    if (neg + digits > TP_JSON_NUM_MAX)
+        return 0;
     if (neg)
         out(p, "-", 1);
     while (i < n) {

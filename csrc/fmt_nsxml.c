@@ -291,7 +291,17 @@ static int tag_byte(tp_parser *p, const nx_row *r, uint8_t c, size_t i, uint64_t
             p->node = 0;
             return 0;
         }
-        if (tp_buf_push(&p->key, c)) {
+        /* a tag name over max_name ends at a character boundary: a
+         * character that does not fit whole is not the tag's (a tag between
+         * invokes then ends before it, and it is read again as prose; the
+         * dropped text was cut inside it: random-seed fuzz finding) */
+        size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        int full = need > 1 && p->key.limit && p->key.len + need > p->key.limit;
+        if (full && !inv) {
+            btag_no_call(p, r, 0, i);
+            return 0;
+        }
+        if (full || tp_buf_push(&p->key, c)) { /* (in an invoke: the error at the character's start) */
             if (inv)
                 fail(p, TP_ERR_BUFFER_LIMIT, off);
             else
@@ -459,7 +469,7 @@ static int vpush(tp_parser *p, uint8_t c, uint64_t off)
 {
     if (!tp_buf_push(&p->pending, c))
         return 1;
-    fail(p, TP_ERR_BUFFER_LIMIT, off);
+    fail(p, TP_ERR_BUFFER_LIMIT, tp_buf_char_start(&p->pending, c, off)); /* (at a character's start) */
     tag_is_content(p);
     return 0;
 }

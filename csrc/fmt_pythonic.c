@@ -284,6 +284,25 @@ static void open_step(tp_parser *p, uint8_t c, uint64_t off, int *consumed)
 {
     int in_list = p->trailing_reported;
     *consumed = 1;
+    /* A head read undecided (the list's `[` on, or in a list a call's name
+     * and the blanks after it) is at most TP_DROP_TAIL bytes: a refused
+     * call's dropped text begins there, and of bytes before the chunk the
+     * dropped-text layer has only the last TP_DROP_TAIL (its ring). A longer
+     * head (blanks) makes no call, decided at a stream offset, so the same
+     * for any chunking (it was dropped text one-shot, lost streamed: fuzz
+     * finding, regress inputs pythonic--head-blanks-past-drop-ring*). */
+    uint64_t head = in_list ? (p->fstate == O_NAME || p->fstate == O_NAME_WS ? p->drop_mark : UINT64_MAX)
+                            : p->call_off;
+    if (head != UINT64_MAX && p->ws.len && p->ws_end == head && p->ws_start == head - p->ws.len)
+        head = p->ws_start; /* with the whitespace held before it (start_args) */
+    if (head <= off && off - head >= TP_DROP_TAIL) {
+        *consumed = 0;
+        if (in_list)
+            broken(p, TP_ERR_BAD_MARKUP, off, 1, 0);
+        else
+            not_a_list(p);
+        return;
+    }
     if (!in_list && tp_buf_push(&p->pending, c)) {
         *consumed = 0;
         not_a_list(p);
@@ -360,6 +379,10 @@ static void open_step(tp_parser *p, uint8_t c, uint64_t off, int *consumed)
     }
     *consumed = 0; /* the byte is read again, as prose or by the resync */
     if (in_list) {
+        /* a name or keyword over max_name: at the start of the character
+         * that did not fit (a broken call's dropped text is whole characters) */
+        if (p->fstate == O_NAME || p->fstate == O_KEY)
+            off = tp_buf_char_start(p->fstate == O_KEY ? &p->key : &p->name, c, off);
         broken(p, TP_ERR_BAD_MARKUP, off, 1, 0);
     } else {
         p->pending.len--;
@@ -647,8 +670,8 @@ static size_t value_step(tp_parser *p, const py_row *row, const uint8_t *s, size
     case V_WORD:
     case V_NUM:
         if (is_id(c) || c == '.' || (p->vkind == V_NUM && (c == '+' || c == '-'))) {
-            if (tp_buf_push(&p->pending, c)) {
-                broken(p, TP_ERR_BUFFER_LIMIT, off, 1 + p->js.depth, 0);
+            if (tp_buf_push(&p->pending, c)) { /* at the start of the character that did not fit */
+                broken(p, TP_ERR_BUFFER_LIMIT, tp_buf_char_start(&p->pending, c, off), 1 + p->js.depth, 0);
                 return 0;
             }
             return 1;
@@ -811,8 +834,8 @@ static size_t py_feed_upto(tp_parser *p, const py_row *w, const uint8_t *s, size
                 i++;
                 call_done(p, p->base + i);
             } else if (is_id(c) && !p->fstate && (p->key.len || is_id0(c))) {
-                if (tp_buf_push(&p->key, c)) {
-                    broken(p, TP_ERR_BAD_NAME, off, 1, 0);
+                if (tp_buf_push(&p->key, c)) { /* at the start of the character that did not fit */
+                    broken(p, TP_ERR_BAD_NAME, tp_buf_char_start(&p->key, c, off), 1, 0);
                     break;
                 }
                 i++;

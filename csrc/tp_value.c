@@ -273,8 +273,10 @@ static int put_int_of(tp_buf *out, double v)
 /* Python float(s). 1: written (an integral value as an int when
  * `as_written` is 0, or when s has neither "." nor "e"; a value past a
  * double with the digits of s when they are a JSON number, since Python's
- * inf is not JSON); 0: fails (also a value past a double written otherwise,
- * e.g. "+1e400" or "inf"); -1: the host decides; -2: out of memory. */
+ * inf is not JSON; by the host when longer than a number token the core
+ * reads, TP_JSON_NUM_MAX); 0: fails (also a value past a double written
+ * otherwise, e.g. "+1e400" or "inf"); -1: the host decides; -2: out of
+ * memory. */
 static int py_float(const uint8_t *s, size_t n, int as_written, int finite, tp_buf *out)
 {
     size_t i = n && (s[0] == '+' || s[0] == '-') ? 1 : 0, k = i, d = 0;
@@ -308,6 +310,8 @@ static int py_float(const uint8_t *s, size_t n, int as_written, int finite, tp_b
     double v = strtod(buf, NULL);
     if (buf != local)
         free(buf);
+    if (!isfinite(v) && !finite && n > TP_JSON_NUM_MAX && tp_json_is_number(s, n))
+        return -1; /* longer than a number token the core reads (tp_json): the host writes it */
     if (!isfinite(v))
         return !finite && tp_json_is_number(s, n) ? (tp_buf_append(out, s, n) ? -2 : 1) : 0;
     if (floor(v) == v && (!as_written || !point))

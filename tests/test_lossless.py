@@ -704,6 +704,37 @@ DROPPED = [
      "See [fW(and ok", [], [("unknown_tool", " [nope(b=1)]")]),
     ("pythonic-refused-broken-then-call", "pythonic", "[nope(a=(1)), f(b=2)]", {}, "",
      [("f", '{"b": 2}', True)], [("unknown_tool", "[nope(a=(1)), ")]),
+    # a bare word over max_buffer: the error at the start of the character
+    # that did not fit (random-seed fuzz finding, small limits)
+    ("pythonic-word-over-max-buffer-at-character-start", "pythonic", "[f(a=x" + "\u00e9" * 40 + ")] ok",
+     {"max_buffer": 64}, " ok", [("f", '{"a": ', False)], [("buffer_limit", "\u00e9" * 9 + ")]")]),
+    # a call head read undecided is at most 4096 bytes (the dropped-text
+    # ring): past it (blanks after a name) it made no call, at a stream
+    # offset; its text was dropped one-shot and lost streamed (random-seed
+    # fuzz finding, the CI slice's streamed != one-shot)
+    # a blank run after an array's element too long to hold is text (as
+    # any longer run): the array ended there as before prose, so its `]`
+    # is text and an end tag after it a stray one (the `]` was in
+    # nothing: random-seed fuzz finding)
+    ("jsonarray-long-blank-run-then-close", "jsonarray", '[{"name": "f", "arguments": {}}' + " " * 4100 + "] ok",
+     {}, " " * 4100 + "] ok", [("f", "{}", True)], []),
+    ("apertus-long-blank-run-then-close", "apertus2509",
+     'Hi <|tools_prefix|>[{"f": {"a": 1}}' + "\n" * 4100 + "]<|tools_suffix|> ok", {}, "Hi" + "\n" * 4100 + "] ok",
+     [("f", '{"a": 1}', True)], [("bad_markup", "<|tools_suffix|>")]),
+    # a name over max_name: the whitespace held before the marker is the
+    # refused call's (its raw record starts with it), not text too (it was
+    # in both: random-seed fuzz finding, csrc/tp_dropped.c)
+    ("glm-name-over-max-name-after-held-blank", "glm47",
+     "Sure! <tool_call>" + "x" * 1100 + "<arg_key>q</arg_key><arg_value>1</arg_value></tool_call> ok", {},
+     "Sure! ok", [], [("bad_name", " <tool_call>" + "x" * 1100 + "<arg_key>q</arg_key><arg_value>1</arg_value></tool_call>")]),
+    ("pythonic-head-blanks-past-drop-ring", "pythonic", "[nope" + " " * 4100 + "(a=1)] ok", {},
+     "[nope" + " " * 4100 + "(a=1)] ok", [], []),
+    ("pythonic-name-blanks-past-drop-ring-in-list", "pythonic", "[f(a=1), nope" + " " * 4100 + "(a=1)] ok", {},
+     " ok", [("f", '{"a": 1}', True)], [("bad_markup", "nope" + " " * 4100 + "(a=1)]")]),
+    # a keyword over max_name: the error at the start of the character that
+    # did not fit, so its dropped text is whole characters (fuzz finding)
+    ("pythonic-key-over-max-name-at-character-start", "pythonic", "[f(a=1), f(a" + "\u00e9" * 600 + "=1)]", {}, "",
+     [("f", '{"a": 1}', True), ("f", "{", False)], [("bad_name", "\u00e9" * 89 + "=1)]")]),
     ("harmony-recipient", "gpt_oss", "<|channel|>commentary to=functions.nope <|constrain|>json<|message|>"
      "{\"a\": 1}<|call|>", {}, "", [],
      [("unknown_tool", "<|channel|>commentary to=functions.nope <|constrain|>json<|message|>{\"a\": 1}<|call|>")]),
@@ -940,6 +971,25 @@ DROPPED = [
      "</atem:function_calls><|eom|>\n", {}, "\n", [("f", "{}", True)],
      [("unknown_tool", "<atem:invoke name=\"nope\"><atem:parameter name=\"a\">1</atem:parameter></atem:invoke>\n"
        "</atem:function_calls>")]),
+    # a tag name over max_name ends at a character boundary: between
+    # invokes the tag ends before the character that does not fit whole,
+    # which is prose; in an invoke the error is at its start (the dropped
+    # text was cut inside a character: random-seed fuzz finding)
+    ("nsxml-tag-over-max-name-at-character-boundary", "minimax_m3", "Go." + M3NS + "<tool_call>\n" + M3NS
+     + '<invoke name="f">' + M3NS + "</invoke>\n" + M3NS + "<" + "\u00e9" * 600 + ">\n" + M3NS + "</tool_call> ok", {},
+     "Go." + "\u00e9" * 88 + "> ok", [("f", "{}", True)],
+     [("bad_markup", M3NS + "<" + "\u00e9" * 512), ("bad_markup", "\n" + M3NS + "</tool_call>")]),
+    ("nsxml-invoke-tag-over-max-name-at-character-start", "minimax_m3", "Go." + M3NS + "<tool_call>\n" + M3NS
+     + '<invoke name="f">' + M3NS + "<" + "\u00e9" * 600 + ">1" + M3NS + "</invoke>\n" + M3NS + "</tool_call> ok", {},
+     "Go. ok", [], [("buffer_limit", M3NS + "<tool_call>\n" + M3NS + '<invoke name="f">' + M3NS + "<" + "\u00e9" * 600
+                     + ">1" + M3NS + "</invoke>\n" + M3NS + "</tool_call>")]),
+    # a value's inner tag over max_buffer: the error at the start of the
+    # character that did not fit (random-seed fuzz finding, small limits)
+    ("nsxml-value-tag-over-max-buffer-at-character-start", "minimax_m3", "Go." + M3NS + "<tool_call>\n" + M3NS
+     + '<invoke name="f">' + M3NS + "<a>" + M3NS + "<item xy" + " \u4e2d" * 30 + ">1" + M3NS + "</item>" + M3NS + "</a>"
+     + M3NS + "</invoke>\n" + M3NS + "</tool_call> ok", {"max_buffer": 64}, "Go. ok", [("f", '{"a": ', False)],
+     [("buffer_limit", "\u4e2d" + " \u4e2d" * 19 + ">1" + M3NS + "</item>" + M3NS + "</a>" + M3NS + "</invoke>\n" + M3NS
+       + "</tool_call>")]),
 ]
 
 

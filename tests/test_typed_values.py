@@ -215,3 +215,31 @@ def test_object_values_with_repeated_keys(raw):
     text = g47("f", ("o", raw))
     want = json.dumps({"o": json.loads(raw)}, ensure_ascii=False)
     assert parse("glm47", text, tools_with()).calls[0].arguments == want
+
+
+@pytest.mark.parametrize("fmt,text,want", [
+    # the core writes a number at most a JSON number token long (4096
+    # characters, what tp_json reads back; random-seed fuzz finding: the
+    # core's arguments had a number no JSON reader of the core reads):
+    # past a double and longer, the host types it (its digits, as before)
+    ("mimo", "<tool_call>\n<function=f>\n<parameter=n>" + "1" * 4100 + "2.50</parameter>\n</function>\n</tool_call>",
+     '{"n": ' + "1" * 4100 + "2.50}"),
+    ("mimo", "<tool_call>\n<function=f>\n<parameter=n>" + "1" * 4000 + "2.50</parameter>\n</function>\n</tool_call>",
+     '{"n": ' + "1" * 4000 + "2.50}"),
+    # Gemma 4's bare integer (typed in the core only): longer, it is the
+    # string the model wrote, as a float past a double is
+    ("gemma4", "<|tool_call>call:f{n:" + "1" * 4100 + "_0}<tool_call|>", '{"n": "' + "1" * 4100 + '_0"}'),
+    ("gemma4", "<|tool_call>call:f{n:" + "1" * 4000 + "_0}<tool_call|>", '{"n": ' + "1" * 4000 + "0}"),
+], ids=["mimo-past-token", "mimo-within-token", "gemma4-past-token", "gemma4-within-token"])
+def test_core_writes_no_number_longer_than_a_number_token(fmt, text, want):
+    from sglang_toolparse.api import collect
+    from support import every_split
+    tools = tools_with({"n": {"type": "number"}})
+    one = parse(fmt, text, tools)
+    assert one.calls[0].arguments == want
+    for chunks in every_split(text):
+        p = StreamParser(fmt, tools)
+        evs = []
+        for c in chunks:
+            evs += p.feed(c)
+        assert collect(evs + p.finish()) == one
