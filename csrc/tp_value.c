@@ -257,6 +257,8 @@ static int py_int_exact(const uint8_t *s, size_t n, tp_buf *out)
         return 0;
     while (i < n - 1 && s[i] == '0')
         i++;
+    if (n - i + (s[0] == '-') > TP_JSON_NUM_MAX)
+        return 0; /* no number longer than a JSON number token (tp_json reads it back): the text */
     if (s[0] == '-' && !(n - i == 1 && s[i] == '0') && tp_buf_push(out, '-'))
         return -2;
     return tp_buf_append(out, s + i, n - i) ? -2 : 1;

@@ -243,3 +243,25 @@ def test_core_writes_no_number_longer_than_a_number_token(fmt, text, want):
         for c in chunks:
             evs += p.feed(c)
         assert collect(evs + p.finish()) == one
+
+
+@pytest.mark.parametrize("digits,want_number", [(4096, True), (4097, False)])
+def test_minimax_m3_integer_at_most_a_number_token(digits, want_number):
+    """MiniMax-M3 types an integer as Python's int() reads it (up to 4300
+    digits), but the core writes no number longer than a JSON number token
+    (4096 characters, what tp_json reads back): longer, it is the text the
+    model wrote, as a float past a double is."""
+    from format_table import spec
+    from sglang_toolparse.api import collect
+    from support import every_split
+    tools = tools_with({"n": {"type": "integer"}})
+    value = "9" * digits
+    text = spec("minimax_m3").calls_text([("f", '{"n": "X"}')]).replace("X", value)
+    want = '{"n": %s}' % (value if want_number else '"%s"' % value)
+    assert parse("minimax_m3", text, tools).calls[0].arguments == want
+    for chunks in list(every_split(text))[::97]:
+        p = StreamParser("minimax_m3", tools)
+        evs = []
+        for c in chunks:
+            evs += p.feed(c)
+        assert collect(evs + p.finish()).calls[0].arguments == want
