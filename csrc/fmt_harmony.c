@@ -207,7 +207,13 @@ static void token_markup(tp_parser *p, const harmony_row *row, int match, size_t
  * the message's framing */
 static void header_markup(tp_parser *p, const uint8_t *s, size_t i)
 {
-    if (p->raw_on && !p->raw_over) {
+    /* a record over max_buffer by the header's end is over for every
+     * chunking (a chunk end may not have come to find it so): its bytes
+     * are not kept (a header that long is only under a tiny max_buffer) */
+    uint64_t end = p->base + i;
+    int over = p->raw_over ||
+               (p->raw.limit && end >= p->raw_off && p->raw_skip + (end - p->raw_off) > p->raw.limit);
+    if (p->raw_on && !over) {
         size_t skip = p->raw_skip < p->raw.len ? p->raw_skip : p->raw.len;
         tp_ev_markup(p, p->raw_off, p->raw.data + skip, p->raw.len - skip);
         if (i > p->raw_at)

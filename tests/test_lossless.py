@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from format_table import markers, seed_responses, spec
 from strategies import chunkings, json_objects
-from support import every_split
+from support import every_split, merge
 from sglang_toolparse._core import formats
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, Dropped, Markup, ParseError, Reasoning, Text
 from sglang_toolparse.api import StreamParser, ToolCall, collect, parse
@@ -1259,3 +1259,16 @@ def test_opener_record_at_the_limit_is_the_same_for_every_chunking():
     assert one.text.startswith("ok")
     for chunks in list(every_split(text)) + [list(text)]:
         assert collect(stream_events("deepseekv41", chunks, TOOL_NAMES, **small)) == one, chunks
+
+
+def test_harmony_header_over_max_buffer_is_the_same_for_every_chunking():
+    """A message header whose record (with the blanks held before its
+    token) is over max_buffer by its <|message|> is over for every chunking:
+    its bytes are not kept as Markup (streamed, a chunk end found the record
+    over; one-shot none came: random-seed fuzz finding, small limits)."""
+    text = ("text" + " " * 40 + "<|channel|>analysis<|message|>think<|end|>"
+            "<|start|>assistant<|channel|>final<|message|>Done")
+    one = StreamParser("gpt_oss", TOOL_NAMES, markup=True, max_buffer=64).parse_all(text)
+    assert not any(type(e) is Markup and e.offset == 4 for e in one)
+    for chunks in list(every_split(text)) + [list(text)]:
+        assert merge(stream_events("gpt_oss", chunks, TOOL_NAMES, max_buffer=64)) == merge(one), chunks
