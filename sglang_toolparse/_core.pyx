@@ -1223,10 +1223,14 @@ cdef class SlotModel:
         self.fields = fields
 
     def __call__(self, *values):
+        if len(values) != len(self.fields):
+            raise TypeError("%d values for the fields %r" % (len(values), self.fields))
+        return self._make(values)
+
+    cdef object _make(self, tuple values):
+        """__call__ (len(values) == len(self.fields), checked by the caller)."""
         cdef Py_ssize_t i, n = len(self.fields)
         cdef dict d = {}
-        if len(values) != n:
-            raise TypeError("%d values for the fields %r" % (len(values), self.fields))
         for i in range(n):
             d[<str>self.fields[i]] = values[i]
         obj = self.new(<type>self.cls, <PyObject *>_EMPTY, NULL)
@@ -1235,3 +1239,45 @@ cdef class SlotModel:
         self.s_extra(self.d_extra, obj, None)
         self.s_private(self.d_private, obj, None)
         return obj
+
+
+cdef object _model(model, tuple values):
+    """model(*values): a SlotModel's in C, else a call."""
+    if type(model) is SlotModel and len(values) == len((<SlotModel>model).fields):
+        return (<SlotModel>model)._make(values)
+    return model(*values)
+
+
+def plain_result(tuple found not None, tools, item, result):
+    """SGLang's detect_and_parse result for a reply whose parse_plain fold
+    `found` ((text, calls, changed), calls not empty) the request's tools
+    take as it is: `tools` a list of tool models, none a dict, each with a
+    non-empty str `.function.name`; every call named in that list by the
+    model's own `NAME:IDX` id (or no id). Then result(text, [item(index,
+    name, arguments), ...]); None when any of that does not hold (the
+    caller's general path decides). What declares_all and the adapter's
+    loop give, in one call."""
+    cdef list calls = found[1]
+    cdef list items
+    cdef set names
+    cdef tuple call
+    if type(tools) is not list or type(calls) is not list or not calls:
+        return None
+    for call in calls:
+        cid = call[3]
+        if cid is not None and (type(cid) is not str or ":" not in <str>cid):
+            return None  # a bare counter: its tool is inferred from the tools
+    names = set()
+    for tool in tools:
+        if type(tool) is dict:
+            return None
+        name = getattr(getattr(tool, "function", None), "name", None)
+        if type(name) is not str or not name:
+            return None
+        names.add(name)
+    items = []
+    for call in calls:
+        if call[1] not in names:
+            return None
+        items.append(_model(item, (call[0], call[1], call[2])))
+    return _model(result, (found[0], items))
