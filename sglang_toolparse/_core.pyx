@@ -408,6 +408,9 @@ KINDS = {
 }
 
 
+cdef list _NO_TOOLS = []  # (never appended to)
+
+
 cdef class StreamParser:
     """Incremental parser for one stream of model output.
 
@@ -471,10 +474,20 @@ cdef class StreamParser:
                  max_buffer=None, max_depth=None, max_calls=None, max_name=None,
                  string_params=None, converter=None, properties=None, other_params=None,
                  CompiledTools compiled=None, bint markup=False):
+        self._setup(format, tool_names, forward_unknown, max_buffer, max_depth, max_calls, max_name,
+                    string_params, converter, properties, other_params, compiled, markup)
+
+    cdef int _setup(self, str format, tool_names, bint forward_unknown, max_buffer, max_depth, max_calls,
+                    max_name, string_params, converter, properties, other_params, CompiledTools compiled,
+                    bint markup) except -1:
+        """__init__'s work (also ToolsParser's, without parsing keywords)."""
         cdef tp_limits lim
         cdef uint32_t flags = 0
         cdef bytes b
         cdef int tid
+        cdef list tools
+        if format is None:
+            raise TypeError("format must be a str, not None")
         if self.inited:
             raise RuntimeError("StreamParser cannot be re-initialized; create one parser per stream")
         fmt = _find_format(format)
@@ -495,9 +508,13 @@ cdef class StreamParser:
         # declared parameters: kimi_k2's property names (to name a bare-counter
         # call), then string-typed (stream as JSON strings), then other kinds
         # (XML formats); a later declaration of the same name wins
-        tools = _encode_tools(tool_names, (("properties", properties, TP_PARAM_OTHER),
-                                           ("string_params", string_params, TP_PARAM_STRING),
-                                           ("other_params", other_params, TP_PARAM_OTHER)))
+        if (tool_names is None or (type(tool_names) is tuple and not tool_names)) and properties is None \
+                and string_params is None and other_params is None:
+            tools = _NO_TOOLS  # nothing to encode or check (what _encode_tools gives)
+        else:
+            tools = _encode_tools(tool_names, (("properties", properties, TP_PARAM_OTHER),
+                                               ("string_params", string_params, TP_PARAM_STRING),
+                                               ("other_params", other_params, TP_PARAM_OTHER)))
         if tool_names is None:
             flags |= TP_FLAG_ACCEPT_ANY
         if forward_unknown:
@@ -518,7 +535,7 @@ cdef class StreamParser:
             tp_parser_use_tools(&self.p, &compiled.t)
             if compiled.whole:
                 self._whole_names = compiled.whole
-            tools = ()
+            tools = _NO_TOOLS
         for b, params in tools:
             tid = tp_parser_add_tool(&self.p, <const uint8_t *>b, len(b))
             if tid < 0:
@@ -527,6 +544,7 @@ cdef class StreamParser:
                 if tp_parser_add_param(&self.p, tid, <const uint8_t *>(<bytes>pb), len(pb),
                                        kind) < 0:
                     raise MemoryError()
+        return 0
 
     def __dealloc__(self):
         if self.inited:
@@ -830,6 +848,90 @@ cdef class StreamParser:
         if conv is None:  # no typing rules: a value is its raw text
             return _json.dumps(raw, ensure_ascii=False)
         return conv.value(key, raw)
+
+
+# ---- the standalone API's parser: api.StreamParser's __init__ in C ---------
+# api.py binds its format aliases, the schema-typed formats and
+# compiled_tools here (_bind_api); ToolsParser.__init__ then does what a
+# Python __init__ did (format check, alias, compiled tools, the core's
+# setup) without a Python frame or keyword parsing per parser.
+
+cdef dict _API_ALIASES = {}
+cdef frozenset _API_TYPED = frozenset()
+cdef object _API_COMPILE = None
+# (format, tools, tuple(tools), compiled) of the last list compiled here;
+# replaced whole, so a reader sees one consistent tuple (the same check as
+# api.compiled_tools' own last-list fast path)
+cdef tuple _API_LAST = (None, None, (), None)
+
+
+def _bind_api(dict aliases not None, typed, compile_tools not None):
+    """api.py's FORMAT_ALIASES (the dict itself), SCHEMA_TYPED_FORMATS and
+    compiled_tools(format, tools) -> CompiledTools, for ToolsParser."""
+    global _API_ALIASES, _API_TYPED, _API_COMPILE, _API_LAST
+    _API_ALIASES = aliases
+    _API_TYPED = frozenset(typed)
+    _API_COMPILE = compile_tools
+    _API_LAST = (None, None, (), None)
+
+
+cdef inline bint _same_items(tuple items, tools):
+    """`tools` (a list or tuple) holds exactly the objects of `items`."""
+    cdef Py_ssize_t i, n = len(items)
+    if type(tools) is list:
+        if len(<list>tools) != n:
+            return False
+        for i in range(n):
+            if (<list>tools)[i] is not items[i]:
+                return False
+        return True
+    if type(tools) is tuple:
+        return tools is items or (len(<tuple>tools) == n and all_same(<tuple>tools, items))
+    return False
+
+
+cdef inline bint all_same(tuple a, tuple b):
+    cdef Py_ssize_t i
+    for i in range(len(a)):
+        if a[i] is not b[i]:
+            return False
+    return True
+
+
+cdef class ToolsParser(StreamParser):
+    """StreamParser(format, tools=None, **options) of the standalone API
+    (api.StreamParser subclasses this): `format` a core name or an alias,
+    `tools` tool dicts, SGLang Tool models or names, compiled once per list
+    (api.compiled_tools)."""
+
+    def __init__(self, format, tools=None, **options):
+        global _API_LAST
+        if not isinstance(format, str):
+            raise TypeError("format must be a str, not %s" % type(format).__name__)
+        if _API_COMPILE is None:
+            raise RuntimeError("ToolsParser: use sglang_toolparse.api.StreamParser")
+        fmt = _API_ALIASES.get(format, format)
+        if tools is None and fmt not in _API_TYPED:
+            # every name accepted, nothing typed
+            if options or type(fmt) is not str:
+                StreamParser.__init__(self, fmt, None, **options)
+            else:
+                self._setup(fmt, None, False, None, None, None, None, None, None, None, None, None, False)
+            return
+        # the compiled list (reads and checks `tools` once) holds the names;
+        # () keeps "only these tools"
+        last = _API_LAST
+        if tools is not None and last[1] is tools and last[0] == fmt and _same_items(<tuple>last[2], tools):
+            compiled = last[3]
+        else:
+            compiled = _API_COMPILE(fmt, tools)
+            if type(tools) is list or type(tools) is tuple:
+                _API_LAST = (fmt, tools, tuple(tools), compiled)
+        if options or type(fmt) is not str or type(compiled) is not CompiledTools:
+            StreamParser.__init__(self, fmt, None if tools is None else (), compiled=compiled, **options)
+        else:
+            self._setup(fmt, None if tools is None else (), False, None, None, None, None, None, None, None,
+                        None, <CompiledTools>compiled, False)
 
 
 _NOT_INITED = ("StreamParser.%s: the parser was not initialized "
@@ -1161,10 +1263,14 @@ cdef class SlotModel:
         self.fields = fields
 
     def __call__(self, *values):
+        if len(values) != len(self.fields):
+            raise TypeError("%d values for the fields %r" % (len(values), self.fields))
+        return self._make(values)
+
+    cdef object _make(self, tuple values):
+        """__call__ (len(values) == len(self.fields), checked by the caller)."""
         cdef Py_ssize_t i, n = len(self.fields)
         cdef dict d = {}
-        if len(values) != n:
-            raise TypeError("%d values for the fields %r" % (len(values), self.fields))
         for i in range(n):
             d[<str>self.fields[i]] = values[i]
         obj = self.new(<type>self.cls, <PyObject *>_EMPTY, NULL)
@@ -1173,3 +1279,45 @@ cdef class SlotModel:
         self.s_extra(self.d_extra, obj, None)
         self.s_private(self.d_private, obj, None)
         return obj
+
+
+cdef object _model(model, tuple values):
+    """model(*values): a SlotModel's in C, else a call."""
+    if type(model) is SlotModel and len(values) == len((<SlotModel>model).fields):
+        return (<SlotModel>model)._make(values)
+    return model(*values)
+
+
+def plain_result(tuple found not None, tools, item, result):
+    """SGLang's detect_and_parse result for a reply whose parse_plain fold
+    `found` ((text, calls, changed), calls not empty) the request's tools
+    take as it is: `tools` a list of tool models, none a dict, each with a
+    non-empty str `.function.name`; every call named in that list by the
+    model's own `NAME:IDX` id (or no id). Then result(text, [item(index,
+    name, arguments), ...]); None when any of that does not hold (the
+    caller's general path decides). What declares_all and the adapter's
+    loop give, in one call."""
+    cdef list calls = found[1]
+    cdef list items
+    cdef set names
+    cdef tuple call
+    if type(tools) is not list or type(calls) is not list or not calls:
+        return None
+    for call in calls:
+        cid = call[3]
+        if cid is not None and (type(cid) is not str or ":" not in <str>cid):
+            return None  # a bare counter: its tool is inferred from the tools
+    names = set()
+    for tool in tools:
+        if type(tool) is dict:
+            return None
+        name = getattr(getattr(tool, "function", None), "name", None)
+        if type(name) is not str or not name:
+            return None
+        names.add(name)
+    items = []
+    for call in calls:
+        if call[1] not in names:
+            return None
+        items.append(_model(item, (call[0], call[1], call[2])))
+    return _model(result, (found[0], items))

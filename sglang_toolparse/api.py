@@ -260,7 +260,7 @@ def _remember_last(fmt: str, tools: Any, items: tuple, compiled: Any) -> None:
     _last = (tools, fmt, items, compiled)
 
 
-class StreamParser(_core.StreamParser):
+class StreamParser(_core.ToolsParser):
     """Incremental parser for one stream of model output.
 
     StreamParser(format, tools=None, *, forward_unknown=False, max_buffer=None,
@@ -279,16 +279,10 @@ class StreamParser(_core.StreamParser):
     RuntimeError), not copyable or picklable (TypeError).
     """
 
-    def __init__(self, format: str, tools: Optional[Sequence[Any]] = None, **options: Any):
-        if not isinstance(format, str):
-            raise TypeError("format must be a str, not %s" % type(format).__name__)
-        fmt = FORMAT_ALIASES.get(format, format)
-        if tools is None and fmt not in SCHEMA_TYPED_FORMATS:
-            super().__init__(fmt, None, **options)  # every name accepted, nothing typed
-            return
-        # the compiled list (reads and checks `tools` once) holds the names;
-        # () keeps "only these tools"
-        super().__init__(fmt, None if tools is None else (), compiled=compiled_tools(fmt, tools), **options)
+    # __init__(format, tools=None, **options) is _core.ToolsParser's: the
+    # format (a str; FORMAT_ALIASES), then compiled_tools(format, tools)
+    # (a list passed again is found by identity without a call), then the
+    # core's setup; bound below (_bind_api) to this module's tables
 
 
 class ToolCall(NamedTuple):
@@ -362,3 +356,6 @@ def parse(format: str, text: str, tools: Optional[Sequence[Any]] = None, **optio
     """One-shot parse of a complete response (same result as streaming it;
     each call's arguments are built once)."""
     return collect(StreamParser(format, tools, **options).parse_all(text))
+
+
+_core._bind_api(FORMAT_ALIASES, SCHEMA_TYPED_FORMATS, compiled_tools)

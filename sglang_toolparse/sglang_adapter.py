@@ -17,7 +17,7 @@ from sglang.srt.function_call.qwen25_detector import Qwen25Detector
 
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, Markup, ParseError, Text
 from sglang_toolparse._core import StreamParser as _CoreParser
-from sglang_toolparse._core import find_token, parse_plain, starts_call
+from sglang_toolparse._core import find_token, parse_plain, plain_result, starts_call
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS
 from sglang_toolparse.per_request import _protos as _PROTOS
 from sglang_toolparse.per_request import (builtin_attr, declared_names, declares_all, prototype, request_tools,
@@ -440,6 +440,13 @@ class NativeDetectorMixin:
                 if _incomplete_now():
                     ONESHOT_INCOMPLETE.set(False)
                 return _spr(found[0], [])
+            elif type(found) is tuple and not CALL_OBSERVERS and \
+                    (done := plain_result(found, tools, _tci, _spr)) is not None:
+                # the same, in one call in C for the common case (a list of
+                # tool models that name every call)
+                if _incomplete_now():
+                    ONESHOT_INCOMPLETE.set(False)
+                return done
             elif type(found) is tuple and declares_all(self._tp_format, tools, found[1]):
                 # its parse_plain (text and complete calls only), which the
                 # request's tools do not change (every call names a declared

@@ -93,3 +93,44 @@ def test_result_models_match_the_validating_constructors():
     assert rm._same(res, StreamingParseResult(normal_text="hi", calls=[ref]))
     item.parameters += "x"  # assignment works as on a validated model
     assert item.parameters == '{"a": 1}x' and item.model_dump()["parameters"] == '{"a": 1}x'
+
+
+class _Fn:
+    def __init__(self, name):
+        self.name = name
+
+
+class _Tool:
+    def __init__(self, name):
+        self.function = _Fn(name)
+
+
+def test_plain_result_is_declares_all_then_the_items():
+    """plain_result folds detect_and_parse's common case in one call: the
+    result when declares_all would say yes for a list of tool models, None
+    (the general path) for anything it does not decide."""
+    from sglang_toolparse.per_request import declares_all
+
+    pair = _core.SlotModel(_Slots, _DESCRIPTORS, ("text", "items"))
+    triple = _core.SlotModel(_Slots, _DESCRIPTORS, ("i", "n", "p"))
+    tools = [_Tool("get"), _Tool("put")]
+    calls = [(0, "get", '{"a": 1}', "functions.get:0"), (1, "put", "{}", None)]
+    got = _core.plain_result(("hi", calls, True), tools, triple, pair)
+    assert declares_all("kimi_k2", tools, calls)
+    assert got.__dict__["text"] == "hi"
+    assert [x.__dict__ for x in got.__dict__["items"]] == [{"i": 0, "n": "get", "p": '{"a": 1}'},
+                                                           {"i": 1, "n": "put", "p": "{}"}]
+    # any callables: called with the values
+    assert _core.plain_result(("t", calls[:1], True), tools, lambda *v: v, lambda *v: v) == \
+        ("t", [(0, "get", '{"a": 1}')])
+    undecided = [
+        (("hi", [(0, "nope", "{}", None)], True), tools),  # not declared
+        (("hi", [(0, "get", "{}", "3")], True), tools),  # a bare counter id: inferred from the tools
+        (("hi", calls, True), tuple(tools)),  # not a list
+        (("hi", calls, True), [{"function": {"name": "get"}}, _Tool("put")]),  # a dict
+        (("hi", calls, True), tools + [_Tool("")]),  # an unusable tool
+        (("hi", calls, True), tools + [object()]),
+        (("hi", [], False), tools),  # no call
+    ]
+    for found, tl in undecided:
+        assert _core.plain_result(found, tl, triple, pair) is None, (found, tl)
