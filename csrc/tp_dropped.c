@@ -136,12 +136,14 @@ void tp_drop_started(tp_parser *p, int32_t call, uint64_t offset)
 {
     p->drop_call = call;
     tp_buf_clear(&p->drop);
+    /* whitespace still held that the record starts with is the record's,
+     * not text (a format that fails a call before it let go of the held
+     * run: it was in both; random-seed fuzz findings), also when the
+     * record stopped at max_buffer (its dropped text starts there too) */
+    if (p->raw_on && !p->raw_skip && p->ws.len && p->ws_start == p->raw_off &&
+        p->ws_end == p->raw_off + p->ws.len)
+        tp_text_call_starts(p);
     if (p->raw_on && !p->raw_over) { /* a call never announced: from its first marker */
-        /* whitespace still held that the record starts with is the
-         * record's, not text (a format that fails a call before it let go
-         * of the held run: it was in both; random-seed fuzz finding) */
-        if (!p->raw_skip && p->ws.len && p->ws_start == p->raw_off && p->ws_end == p->raw_off + p->ws.len)
-            tp_text_call_starts(p);
         tp_buf t = p->drop;
         p->drop = p->raw;
         p->raw = t;

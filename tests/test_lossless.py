@@ -903,6 +903,13 @@ DROPPED = [
      "a" + " " * 9 + "<to)l", [], [("bad_markup", "<tool_calls>" + " " * 42)]),
     # a call opener that was prose, its bytes ending in a blank, then
     # another block opener: the blank is text (it was in nothing)
+    # the blank held before a call opener whose name fails is the refused
+    # call's, also when its record stopped at max_buffer (streamed, a chunk
+    # end found it over: the blank was in the dropped text and in the
+    # text; random-seed fuzz finding, small limits)
+    ("glm-row-refused-name-held-blank-record-over-limit", "spark25",
+     " <tool_call>" + " " * 18 + "\n" * 42 + " " * 4 + "<tool_call>", {"max_buffer": 64, "max_name": 16},
+     "<tool_call>", [], [("bad_name", " <tool_call>" + " " * 18 + "\n" * 42 + " " * 4), ("unterminated", "")]),
     ("hunyuan-prose-call-opener-blank-then-block-opener", "hunyuan",
      "c <tool_calls> <tool_call>xy </t <tool_calls> z", {},
      "c <tool_call>xy </t z", [], [("bad_markup", "<tool_calls> "), ("bad_markup", "<tool_calls> ")]),
