@@ -1079,9 +1079,10 @@ MARKUP = [
 ]
 
 
-@pytest.mark.parametrize("fmt,text,exp_text,exp_calls,exp_errors,exp_markup", [c[1:] for c in MARKUP],
-                         ids=[c[0] for c in MARKUP])
-def test_markup_next_to_no_call(fmt, text, exp_text, exp_calls, exp_errors, exp_markup):
+def check_markup_case(fmt, text, exp_text, exp_calls, exp_errors, exp_markup):
+    """One-shot text, calls and errors as expected; streamed whole, at every
+    split and char by char: the same result, the expected Markup events,
+    every byte accounted for and tiled (check_accounted)."""
     one = parse(fmt, text, TOOL_NAMES)
     assert (one.text, calls_of(one), [(e.code, e.raw) for e in one.errors]) == (exp_text, exp_calls, exp_errors)
     for chunks in [[text]] + list(every_split(text)) + [list(text)]:
@@ -1089,6 +1090,12 @@ def test_markup_next_to_no_call(fmt, text, exp_text, exp_calls, exp_errors, exp_
         assert collect(events) == one, chunks
         assert [m.raw for m in events if type(m) is Markup] == exp_markup, chunks
         check_accounted(fmt, text, events, one, TOOL_NAMES)
+
+
+@pytest.mark.parametrize("fmt,text,exp_text,exp_calls,exp_errors,exp_markup", [c[1:] for c in MARKUP],
+                         ids=[c[0] for c in MARKUP])
+def test_markup_next_to_no_call(fmt, text, exp_text, exp_calls, exp_errors, exp_markup):
+    check_markup_case(fmt, text, exp_text, exp_calls, exp_errors, exp_markup)
     # only on request: the default stream is unchanged
     p = StreamParser(fmt, TOOL_NAMES)
     assert not any(type(e) is Markup for e in p.feed(text) + p.finish())
@@ -1242,14 +1249,7 @@ for _fmt, _t in [("deepseekv32", _dsml_tags("function_calls")), ("deepseekv4", _
 @pytest.mark.parametrize("fmt,text,exp_text,exp_calls,exp_errors,exp_markup", [c[1:] for c in SECTION_JUNK],
                          ids=[c[0] for c in SECTION_JUNK])
 def test_prose_inside_a_section_is_kept(fmt, text, exp_text, exp_calls, exp_errors, exp_markup):
-    one = parse(fmt, text, TOOL_NAMES)
-    assert (one.text, calls_of(one), [(e.code, e.raw) for e in one.errors]) == (exp_text, exp_calls, exp_errors)
-    for chunks in [[text]] + list(every_split(text)) + [list(text)]:
-        events = stream_events(fmt, chunks, TOOL_NAMES)
-        assert collect(events) == one, chunks
-        assert [m.raw for m in events if type(m) is Markup] == exp_markup, chunks
-        check_accounted(fmt, text, events, one, TOOL_NAMES)
-        check_tiled(fmt, utf8(text), events)
+    check_markup_case(fmt, text, exp_text, exp_calls, exp_errors, exp_markup)
 
 
 def test_opener_record_at_the_limit_is_the_same_for_every_chunking():
