@@ -52,7 +52,7 @@
  *  - A value ends at its closing tag; as in SGLang's regexes, a closing tag
  *    of an enclosing element also ends it (qwen3_coder also ends it at the
  *    next <parameter=). Inside an invoke, anything else between tags is
- *    ignored; after an invoke, non-blank bytes before the block's end tag
+ *    prose inside the call: bad_markup, the call stands (tp_junk.c); after an invoke, non-blank bytes before the block's end tag
  *    are prose (a block left open before the model went on writing). A
  *    missing closing tag of the invoke or block is tolerated.
  *  - A block opener followed (after blanks) by anything but an invoke
@@ -98,7 +98,7 @@ enum { VK_DROP, VK_RAW, VK_HOLD, VK_STREAM, VK_JSON };
 /* what a value's end tag does */
 enum { A_PARAM_END, A_PARAM_NEXT, A_INVOKE_END, A_BLOCK_END };
 /* markers of inv_m / block_m, by index */
-enum { I_PARAM, I_INVOKE_END, I_BLOCK_END, I_INVOKE, I_BLOCK };
+enum { I_PARAM, I_INVOKE_END, I_BLOCK_END, I_INVOKE, I_BLOCK, I_TAIL, I_HEAD };
 enum { B_INVOKE, B_BLOCK_END, B_BLOCK };
 
 #define MAX_VALUE_END 8
@@ -119,7 +119,11 @@ typedef struct {
     uint8_t bare;    /* calls stand in the text, without a block (block_open/close unused) */
     uint8_t cdata;   /* a value <![CDATA[...]]> is its content */
     uint8_t typed_undeclared; /* an undeclared key's value is typed by the row, not a string */
-    uint8_t inv_kind[5]; /* inv_m's pattern index -> I_* (bare rows have fewer patterns) */
+    uint8_t inv_kind[7]; /* inv_m's pattern index -> I_* (bare rows have fewer patterns) */
+    /* step3: a tag the template writes after the last parameter, before
+     * invoke_close (markup of the call, between its tags); kimi_k3: the
+     * end of the call tag, whose attributes run to it after the name */
+    const char *inv_tail, *inv_head;
     /* kimi_k3: name and key are attribute values (&amp; / &quot;, not
      * stripped); a value tag's attributes run to value_start and its type
      * attribute types the value; text markers of the reply's framing */
@@ -198,6 +202,7 @@ static xml_spelling SPELLINGS[] = {
         .trim_nl = 0,
         .attr_values = 1,
         .value_start = "<|sep|>",
+        .inv_head = "<|sep|>",
         .text_drop = {"<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>"},
         .ntext_drop = 3,
     },
@@ -210,6 +215,7 @@ static xml_spelling SPELLINGS[] = {
         .invoke_close = "<\xef\xbd\x9ctool_call_end\xef\xbd\x9c>",
         .name_lead = {"function", "<\xef\xbd\x9ctool_sep\xef\xbd\x9c>", "<steptml:invoke name=\""},
         .nname_lead = 3,
+        .inv_tail = "</steptml:invoke>",
         .param_open = "<steptml:parameter name=\"", .key_end = "\">",
         .value_end = {"</steptml:parameter>", "</steptml:invoke>", "<\xef\xbd\x9ctool_call_end\xef\xbd\x9c>",
                       "<\xef\xbd\x9ctool_calls_end\xef\xbd\x9c>"},
@@ -232,16 +238,25 @@ int tp_fmt_xmlparam_init(void)
         const char *vattr_p[] = {s->value_start ? s->value_start : s->key_end};
         const char *block_p[] = {s->invoke_open, s->block_close, s->block_open};
         const char *name_p[] = {s->name_end};
-        const char *inv_p[] = {s->param_open, s->invoke_close, s->block_close, s->invoke_open,
-                               s->block_open};
-        const char *bare_p[] = {s->param_open, s->invoke_close, s->invoke_open};
+        const char *inv_p[7] = {s->param_open, s->invoke_close, s->block_close, s->invoke_open, s->block_open};
+        const char *bare_p[7] = {s->param_open, s->invoke_close, s->invoke_open};
         static const uint8_t ALL[] = {I_PARAM, I_INVOKE_END, I_BLOCK_END, I_INVOKE, I_BLOCK};
         static const uint8_t BARE[] = {I_PARAM, I_INVOKE_END, I_INVOKE};
-        memcpy(s->inv_kind, s->bare ? BARE : ALL, s->bare ? 3 : 5);
+        int ninv = s->bare ? 3 : 5;
+        memcpy(s->inv_kind, s->bare ? BARE : ALL, (size_t)ninv);
+        const char **own = s->bare ? bare_p : inv_p;
+        if (s->inv_tail) {
+            own[ninv] = s->inv_tail;
+            s->inv_kind[ninv++] = I_TAIL;
+        }
+        if (s->inv_head) {
+            own[ninv] = s->inv_head;
+            s->inv_kind[ninv++] = I_HEAD;
+        }
         const char *key_p[] = {s->key_end};
         if (tp_matcher_build(&s->text_m, text_p, 1 + s->ntext_drop) || tp_matcher_build(&s->vattr_m, vattr_p, 1) ||
             tp_matcher_build(&s->block_m, block_p, 3) || tp_matcher_build(&s->name_m, name_p, 1) ||
-            tp_matcher_build(&s->inv_m, s->bare ? bare_p : inv_p, s->bare ? 3 : 5) ||
+            tp_matcher_build(&s->inv_m, s->bare ? bare_p : inv_p, ninv) ||
             tp_matcher_build(&s->key_m, key_p, 1) ||
             tp_matcher_build(&s->value_m, s->value_end, s->nvalue_end))
             return -1;
@@ -470,6 +485,8 @@ static int take_lead(tp_buf *b, const xml_spelling *sp)
 static void name_done(tp_parser *p, const xml_spelling *sp)
 {
     p->mode = M_INV;
+    if (sp->inv_head)
+        p->junk = 5; /* the call tag's attributes (tp_junk.c) */
     if (p->discard)
         return;
     if (sp->nname_lead) { /* then the name as written (Step3Detector: [^"]+) */
@@ -928,10 +945,21 @@ static void xml_feed(tp_parser *p, const uint8_t *s, size_t n)
                 name_done(p, sp);
             break;
         case M_INV:
-            i += scan(p, &sp->inv_m, s + i, n - i, &match, NULL, off);
-            if (match >= 0)
+            /* prose between the call's tags: bad_markup (tp_junk.c) */
+            i += scan(p, &sp->inv_m, s + i, n - i, &match, tp_junk_bytes, off);
+            int in_head = p->junk == 5;
+            if (match >= 0) {
+                size_t tl = sp->inv_m.patlen[match];
                 match = sp->inv_kind[match];
-            if (match == I_PARAM) {
+                if (match != I_HEAD || in_head)
+                    tp_junk_tag(p, s + i, tl);
+            }
+            if (match == I_HEAD && !in_head) { /* not after the name: prose */
+                tp_junk_bytes(p, (const uint8_t *)sp->inv_head, strlen(sp->inv_head),
+                              p->base + i - strlen(sp->inv_head));
+            } else if (match == I_TAIL || match == I_HEAD) {
+                /* (the call's markup: nothing to do) */
+            } else if (match == I_PARAM) {
                 p->mode = M_KEY;
                 tp_buf_clear(&p->key);
             } else if (match >= 0) {

@@ -50,6 +50,7 @@ void tp_call_announce(tp_parser *p)
 {
     if (!p->held)
         return;
+    tp_junk_announce(p); /* prose before it, inside it (its raw record holds it) */
     tp_raw_end(p);
     p->drop_mark = UINT64_MAX;
     p->held = 0;
@@ -89,9 +90,10 @@ static void announce_before(tp_parser *p, size_t start)
     tp_call_announce(p);
     if (p->oom || x == start)
         return;
-    tp_ev_mark(p, TP_EV_ARGS, p->cur, start);
+    size_t k = p->nev;
+    tp_ev_mark(p, TP_EV_ARGS, p->cur, start); /* (prose inside the call may follow it: tp_junk_flush) */
     if (!p->oom)
-        p->ev[p->nev - 1].len = x - start;
+        p->ev[k].len = x - start;
 }
 
 int tp_call_json_args(tp_parser *p, const uint8_t *s, size_t n, size_t *used)
@@ -162,6 +164,7 @@ void tp_call_fail(tp_parser *p, int code, uint64_t offset)
 void tp_raw_begin(tp_parser *p, const char *marker, size_t mlen, size_t at)
 {
     uint64_t mstart = p->base + at - mlen;
+    tp_junk_flush(p); /* (prose inside the call before, not reported yet) */
     /* the held whitespace is the model's bytes just before the marker,
      * unless markup the format took (a block opener) came between */
     int next_to = p->ws.len == 0 || (p->ws_end == mstart && p->ws_start == mstart - p->ws.len);
@@ -173,6 +176,7 @@ void tp_raw_begin(tp_parser *p, const char *marker, size_t mlen, size_t at)
                    tp_buf_append(&p->raw, marker, mlen)) != 0;
     p->raw_on = 1;
     p->raw_at = at;
+    p->junk = 0;
 }
 
 void tp_raw_end(tp_parser *p)

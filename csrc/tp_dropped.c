@@ -313,3 +313,11 @@ void tp_drop_trailing_ws(tp_parser *p, const uint8_t *s, size_t n, uint64_t at)
         return;
     emit_bytes(p, s, n);
 }
+
+void tp_drop_bytes(tp_parser *p, uint64_t off, const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+    p->drop_call = -1;
+    p->drop_off = off;
+    emit_bytes(p, a, an);
+    emit_bytes(p, b, bn);
+}

@@ -25,6 +25,8 @@ static tp_event *push_event(tp_parser *p)
 
 void tp_ev_mark(tp_parser *p, int t, int32_t call, size_t start)
 {
+    if (p->junk == 6 && t == TP_EV_CALL_END) /* prose inside the call, before its end */
+        tp_junk_flush(p);
     tp_event *e = push_event(p);
     if (!e)
         return;
@@ -32,6 +34,8 @@ void tp_ev_mark(tp_parser *p, int t, int32_t call, size_t start)
     e->call = call;
     e->start = start;
     e->len = p->out.len - start;
+    if (p->junk == 6 && t == TP_EV_ARGS) /* ... after its first ArgsDelta */
+        tp_junk_flush(p);
 }
 
 /* Appends a span of type t that starts at out[start] and runs to the end of
@@ -103,10 +107,9 @@ void tp_ev_args_escaped(tp_parser *p, const uint8_t *s, size_t n)
     tp_ev_args_from(p, start);
 }
 
-void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
-                 const uint8_t *detail, size_t dlen)
+static void error_event(tp_parser *p, int code, uint64_t offset, int32_t call,
+                        const uint8_t *detail, size_t dlen)
 {
-    tp_drop_error(p, offset);
     size_t start = p->out.len;
     if (dlen > 256) {
         dlen = 256; /* details are for logs; keep them short */
@@ -126,7 +129,26 @@ void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
     e->call = call;
     e->start = start;
     e->len = dlen;
-    tp_drop_started(p, call, offset);
+}
+
+void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
+                 const uint8_t *detail, size_t dlen)
+{
+    tp_junk_flush(p);
+    p->junk = 0; /* (prose inside a call: its record ends here) */
+    tp_drop_error(p, offset);
+    error_event(p, code, offset, call, detail, dlen);
+    if (!p->oom)
+        tp_drop_started(p, call, offset);
+}
+
+void tp_ev_error_bytes(tp_parser *p, int code, uint64_t offset, const uint8_t *detail, size_t dlen,
+                       const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+    tp_drop_error(p, offset);
+    error_event(p, code, offset, -1, detail, dlen);
+    if (!p->oom)
+        tp_drop_bytes(p, offset, a, an, b, bn);
 }
 
 /* ---- text layer ----

@@ -152,6 +152,21 @@ void tp_drop_mark(tp_parser *p, uint64_t off);
 int tp_drop_mark_at_end(tp_parser *p, int code);
 void tp_drop_keep_tail(tp_parser *p, const uint8_t *data, size_t n);
 
+/* An error (no index) whose dropped text is a[0:an) + b[0:bn) from stream
+ * offset `off`: bytes a format holds, not recorded from the chunk. */
+void tp_ev_error_bytes(tp_parser *p, int code, uint64_t off, const uint8_t *detail, size_t dlen,
+                       const uint8_t *a, size_t an, const uint8_t *b, size_t bn);
+void tp_drop_bytes(tp_parser *p, uint64_t off, const uint8_t *a, size_t an, const uint8_t *b, size_t bn);
+
+/* Prose inside a call, between its tags (tp_junk.c): bytes s[0:n) from
+ * stream offset `off` read there; a tag found there ends them (`after`:
+ * the chunk position after the tag, tlen its length); tp_call_announce
+ * reports what came before the announcement. */
+void tp_junk_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off);
+void tp_junk_tag(tp_parser *p, const uint8_t *after, size_t tlen);
+void tp_junk_announce(tp_parser *p);
+void tp_junk_flush(tp_parser *p);
+
 /* The parser's tools: its own (tp_parser_add_tool) or a shared compiled list. */
 const tp_tools *tp_parser_tools(const tp_parser *p);
 

@@ -186,6 +186,15 @@ struct tp_parser {
     /* fmt_glm.c rows with think blocks (k2_horizon): 0 while the stream has
      * held nothing but blanks and leading think blocks */
     uint8_t past_lead;
+    /* Prose inside a call's extent, between its tags (tp_junk.c): 0 none;
+     * 2 an error records it (the call was announced); 3 it is in the
+     * call's raw record from junk_off (not announced yet: reported at the
+     * announcement), 4 ... up to junk_end; 5 the bytes up to the next tag
+     * are the call's (the rest of its tag, kimi_k3); 6 the call was
+     * announced, its prose (in `drop`) is reported after its first
+     * ArgsDelta */
+    uint8_t junk;
+    uint64_t junk_off, junk_end;
 };
 
 /* Kinds of declared parameters (schema-typed formats; every tp_kind of

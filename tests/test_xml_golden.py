@@ -131,8 +131,13 @@ GOLDEN = {
         call(0, "write_file", '{"content": "x<parameter name=\\"y\\">z"}')),
     "q_escapes_and_unicode": (Q, qwen("write_file", ("path", 'caf\u00e9 \U0001F600 "q" \\ \t')),
                               call(0, "write_file", '{"path": "caf\u00e9 \U0001F600 \\"q\\" \\\\ \\t"}')),
-    "q_junk_between_tags_ignored": (Q, "<tool_call>\n<function=noop> junk\n<parameter=a>\n1\n</parameter> zz\n"
-                                       "</function>\n</tool_call>", call(0, "noop", '{"a": "1"}')),
+    # prose between a call's tags: bad_markup with no index, the call stands
+    # (tests/test_lossless.py::test_prose_inside_a_call_is_not_lost has its raw text)
+    "q_prose_between_tags_is_bad_markup": (
+        Q, "<tool_call>\n<function=noop> junk\n<parameter=a>\n1\n</parameter> zz\n</function>\n</tool_call>",
+        [CallStart(0, "noop"), ArgsDelta(0, '{"'), err(None, "bad_markup", 28, "prose inside a call"),
+         ArgsDelta(0, 'a": "1"'), err(None, "bad_markup", 62, "prose inside a call"), ArgsDelta(0, "}"),
+         CallEnd(0, "noop", '{"a": "1"}')]),
     "m_name_and_key_stripped": (M, '<minimax:tool_call>\n<invoke name=" noop ">\n<parameter name=" a ">1</parameter>\n'
                                    '</invoke>\n</minimax:tool_call>', call(0, "noop", '{"a": "1"}')),
     "q_empty_name": (Q, "<tool_call>\n<function=>\n</function>\n</tool_call>t", [err(None, "bad_name", 12), Text("t")]),
