@@ -10,8 +10,9 @@
  * Both spellings are read by one state machine: the name ends at <arg_key>,
  * </tool_call>, a newline or a literal "\n" escape (surrounding whitespace
  * is stripped), or at a row's own separator token (Hunyuan's <tool_sep>);
- * between the parts, whitespace and literal "\n" escapes (and anything
- * else, as SGLang's regexes skip it) are ignored. Zero-argument calls give
+ * between the parts, whitespace and literal "\n" escapes are formatting;
+ * anything else there is prose inside the call: bad_markup, the call
+ * stands (tp_junk.c; SGLang's regexes skip it). Zero-argument calls give
  * {}. A missing </tool_call> before the next <tool_call> is tolerated; the
  * end of the stream inside a call is an "unterminated" error. A row with a
  * wrapper block (Hunyuan's <tool_calls>...</tool_calls>) reads calls only
@@ -108,6 +109,9 @@ typedef struct {
      * "\\n" (blank lines before a name are skipped) */
     const char *seps[MAX_SEPS];
     uint8_t nseps, nl_seps;
+    /* between_m / akey_m index of the literal "\n" escape (nl_seps rows:
+     * formatting between the parts, as a blank is), 0xFF: none */
+    uint8_t w_esc, a_esc;
     tp_matcher text_m, block_m, name_m, between_m, key_m, akey_m, value_m, skip_m, type_m, think_m;
 } glm_row;
 
@@ -171,19 +175,29 @@ int tp_fmt_glm_init(void)
         const char *name_p[2 + MAX_SEPS] = {r->key_open, r->call_close};
         for (int k = 0; k < r->nseps; k++)
             name_p[2 + k] = r->seps[k];
-        const char *between_p[] = {r->key_open, r->call_close, r->call_open, bc};
+        const char *between_p[5] = {r->key_open, r->call_close, r->call_open, bc};
+        int nbetween = 3 + nb;
+        r->w_esc = r->a_esc = 0xFF;
+        if (r->nl_seps) { /* the literal "\n" escape: formatting, as a blank is */
+            r->w_esc = (uint8_t)nbetween;
+            between_p[nbetween++] = r->seps[1];
+        }
         const char *key_p[] = {r->key_close};
-        const char *akey_p[6] = {r->value_open, r->key_open, r->call_close, r->call_open, bc};
+        const char *akey_p[7] = {r->value_open, r->key_open, r->call_close, r->call_open, bc};
         int nakey = 4 + nb;
         if (r->type_open)
             akey_p[nakey++] = r->type_open;
+        if (r->nl_seps) {
+            r->a_esc = (uint8_t)nakey;
+            akey_p[nakey++] = r->seps[1];
+        }
         const char *type_p[] = {r->type_close};
         const char *value_p[] = {r->value_close};
         const char *skip_p[] = {r->call_close, r->call_open, bc};
         if (tp_matcher_build(&r->text_m, text_p, 2 + ng + nthink) ||
             (nthink && tp_matcher_build(&r->think_m, r->think_close, nthink)) || (nb && tp_matcher_build(&r->block_m, block_p, 4)) ||
             tp_matcher_build(&r->name_m, name_p, 2 + r->nseps) ||
-            tp_matcher_build(&r->between_m, between_p, 3 + nb) || tp_matcher_build(&r->key_m, key_p, 1) ||
+            tp_matcher_build(&r->between_m, between_p, nbetween) || tp_matcher_build(&r->key_m, key_p, 1) ||
             tp_matcher_build(&r->akey_m, akey_p, nakey) || tp_matcher_build(&r->value_m, value_p, 1) ||
             tp_matcher_build(&r->skip_m, skip_p, 2 + nb) || (r->type_open && tp_matcher_build(&r->type_m, type_p, 1)))
             return -1;
@@ -725,8 +739,13 @@ static size_t glm_feed_upto(tp_parser *p, const glm_row *r, const uint8_t *s, si
                 name_done(p, r, match, p->base + i);
             break;
         case M_BETWEEN:
-            i += scan(p, r, &r->between_m, s + i, n - i, &match, NULL, off);
-            if (match == W_KEY) {
+            /* prose between the call's tags: bad_markup (tp_junk.c) */
+            i += scan(p, r, &r->between_m, s + i, n - i, &match, tp_junk_bytes, off);
+            if (match >= 0)
+                tp_junk_tag(p, s + i, r->between_m.patlen[match]);
+            if (match == r->w_esc) {
+                /* (formatting) */
+            } else if (match == W_KEY) {
                 key_start(p);
             } else if (match >= 0) {
                 end_call(p, r);
@@ -744,8 +763,12 @@ static size_t glm_feed_upto(tp_parser *p, const glm_row *r, const uint8_t *s, si
                 p->mode = M_AFTER_KEY;
             break;
         case M_AFTER_KEY:
-            i += scan(p, r, &r->akey_m, s + i, n - i, &match, NULL, off);
-            if (match == A_VALUE) {
+            i += scan(p, r, &r->akey_m, s + i, n - i, &match, tp_junk_bytes, off);
+            if (match >= 0)
+                tp_junk_tag(p, s + i, r->akey_m.patlen[match]);
+            if (match == r->a_esc) {
+                /* (formatting) */
+            } else if (match == A_VALUE) {
                 value_open(p, r);
             } else if (match == A_KEY) {
                 key_start(p);

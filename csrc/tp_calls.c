@@ -164,7 +164,7 @@ void tp_call_fail(tp_parser *p, int code, uint64_t offset)
 void tp_raw_begin(tp_parser *p, const char *marker, size_t mlen, size_t at)
 {
     uint64_t mstart = p->base + at - mlen;
-    tp_junk_flush(p); /* (prose inside the call before, not reported yet) */
+    tp_junk_begin(p); /* (prose inside the call before: reported) */
     /* the held whitespace is the model's bytes just before the marker,
      * unless markup the format took (a block opener) came between */
     int next_to = p->ws.len == 0 || (p->ws_end == mstart && p->ws_start == mstart - p->ws.len);
@@ -176,7 +176,6 @@ void tp_raw_begin(tp_parser *p, const char *marker, size_t mlen, size_t at)
                    tp_buf_append(&p->raw, marker, mlen)) != 0;
     p->raw_on = 1;
     p->raw_at = at;
-    p->junk = 0;
 }
 
 void tp_raw_end(tp_parser *p)

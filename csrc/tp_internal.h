@@ -166,6 +166,8 @@ void tp_junk_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off);
 void tp_junk_tag(tp_parser *p, const uint8_t *after, size_t tlen);
 void tp_junk_announce(tp_parser *p);
 void tp_junk_flush(tp_parser *p);
+/* a call's first marker (tp_raw_begin): what came before is over */
+void tp_junk_begin(tp_parser *p);
 
 /* The parser's tools: its own (tp_parser_add_tool) or a shared compiled list. */
 const tp_tools *tp_parser_tools(const tp_parser *p);

@@ -18,18 +18,27 @@
  * included, with their stream offset) and calls tp_junk_tag at each tag it
  * finds there. Once the call was announced, the error records the bytes
  * (tp_dropped.c) up to the tag. Before the announcement they are in the
- * call's raw record: the error is reported with the bytes from that
- * record, kept at the announcement (tp_call_announce calls
- * tp_junk_announce) and reported after the call's first ArgsDelta
- * (tp_junk_flush: inside the call's events, where the prose is); a call refused, broken or cut off before it carries them in its
+ * call's raw record: their spans are noted, their bytes taken from that
+ * record at the announcement (tp_call_announce calls tp_junk_announce),
+ * and each is an error after the call's first ArgsDelta (tp_junk_flush:
+ * inside the call's events, where the prose is; more than TP_JUNK_SPANS
+ * spans join the last one, the tags between them included, and bytes past
+ * the drop record's bound are reported before the CallStart); a call refused, broken or cut off before it carries them in its
  * own error or text, so nothing more is reported. */
+#include <string.h>
+
 #include "tp_internal.h"
 
 static const char DETAIL[] = "prose inside a call";
 
+static void error_at(tp_parser *p, uint64_t off, const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+    tp_ev_error_bytes(p, TP_ERR_BAD_MARKUP, off, (const uint8_t *)DETAIL, sizeof(DETAIL) - 1, a, an, b, bn);
+}
+
 void tp_junk_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
-    if (p->junk >= 2 || n == 0)
+    if (p->junk == 2 || p->junk == 3 || p->junk == 5 || n == 0)
         return;
     size_t i = 0;
     while (i < n && tp_is_ws(s[i]))
@@ -38,16 +47,32 @@ void tp_junk_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
         return;
     off += i;
     if (p->raw_on) { /* not announced: in the call's raw record */
+        if (p->junk == 6) /* (a call announced before: its prose first) */
+            tp_junk_flush(p);
         p->junk = 3;
         p->junk_off = off;
-        p->junk_end = off;
         return;
     }
     if (p->cur < 0 || p->drop_on) /* a refused or broken call: its error's record holds them */
         return;
+    tp_junk_flush(p);
     p->drop_mark = UINT64_MAX;
     tp_ev_error(p, TP_ERR_BAD_MARKUP, off, -1, (const uint8_t *)DETAIL, sizeof(DETAIL) - 1);
     p->junk = 2;
+}
+
+static void note_span(tp_parser *p, uint64_t end)
+{
+    uint64_t sp[2] = {p->junk_off, end - p->junk_off};
+    tp_buf *b = &p->junk_spans;
+    if (b->len && tp_buf_append(b, sp, sizeof(sp))) { /* past TP_JUNK_SPANS: the last one runs on */
+        uint64_t last[2];
+        memcpy(last, b->data + b->len - sizeof(last), sizeof(last));
+        last[1] = end - last[0];
+        memcpy(b->data + b->len - sizeof(last), last, sizeof(last));
+    } else if (!b->len && tp_buf_append(b, sp, sizeof(sp))) {
+        p->oom = 1;
+    }
 }
 
 void tp_junk_tag(tp_parser *p, const uint8_t *after, size_t tlen)
@@ -61,8 +86,8 @@ void tp_junk_tag(tp_parser *p, const uint8_t *after, size_t tlen)
         /* the tag starts where the prose ends (a tag that began in an
          * earlier chunk: its bytes before this chunk) */
         if (p->chunk && after >= p->chunk && after <= p->chunk + p->chunk_n)
-            p->junk_end = p->base + (uint64_t)(after - p->chunk) - tlen;
-        p->junk = 4;
+            note_span(p, p->base + (uint64_t)(after - p->chunk) - tlen);
+        p->junk = 0;
     }
 }
 
@@ -93,26 +118,45 @@ static int raw_slice(tp_parser *p, uint64_t from, uint64_t to, const uint8_t **a
 
 void tp_junk_announce(tp_parser *p)
 {
-    if (p->junk < 3 || p->junk > 4 || !p->raw_on) {
+    if (p->junk == 3) /* (a span no tag ended: the engine announces at a tag) */
         p->junk = 0;
+    tp_buf *sp = &p->junk_spans;
+    if (!sp->len || !p->raw_on) {
+        tp_buf_clear(sp);
         return;
     }
-    uint64_t from = p->junk_off, to = p->junk == 4 ? p->junk_end : p->base + (p->chunk ? p->chunk_n : 0);
-    p->junk = 0;
-    const uint8_t *a = NULL, *b = NULL;
-    size_t an, bn;
-    if (raw_slice(p, from, to, &a, &an, &b, &bn))
-        an = bn = 0; /* past max_buffer: reported without its text */
-    /* reported inside the call, after its CallStart and first ArgsDelta
-     * (tp_junk_flush), as the prose after the announcement is: the bytes
-     * wait in the drop record, which holds nothing while no error records */
-    if (!p->drop_on && p->drop.len == 0 && tp_buf_append(&p->drop, a, an) == 0 &&
-        tp_buf_append(&p->drop, b, bn) == 0) {
+    /* each span's bytes into the drop record (which holds nothing while no
+     * error records), its length kept; reported after the first ArgsDelta */
+    int keep = !p->drop_on && p->drop.len == 0;
+    for (size_t k = 0; k < sp->len; k += 2 * sizeof(uint64_t)) {
+        uint64_t v[2];
+        memcpy(v, sp->data + k, sizeof(v));
+        const uint8_t *a = NULL, *b = NULL;
+        size_t an, bn;
+        if (raw_slice(p, v[0], v[0] + v[1], &a, &an, &b, &bn))
+            an = bn = 0; /* past max_buffer: reported without its text */
+        v[1] = an + bn;
+        memcpy(sp->data + k, v, sizeof(v));
+        if (keep && (tp_buf_append(&p->drop, a, an) || tp_buf_append(&p->drop, b, bn))) {
+            keep = 0; /* over the drop record's bound: reported now, before the CallStart */
+            tp_buf_clear(&p->drop);
+            for (size_t j = 0; j < k; j += 2 * sizeof(uint64_t)) { /* (the spans before: from the record again) */
+                uint64_t w[2];
+                memcpy(w, sp->data + j, sizeof(w));
+                const uint8_t *c = NULL, *d = NULL;
+                size_t cn, dn;
+                if (raw_slice(p, w[0], w[0] + w[1], &c, &cn, &d, &dn))
+                    cn = dn = 0;
+                error_at(p, w[0], c, cn, d, dn);
+            }
+        }
+        if (!keep)
+            error_at(p, v[0], a, an, b, bn);
+    }
+    if (keep)
         p->junk = 6;
-        return;
-    }
-    tp_buf_clear(&p->drop);
-    tp_ev_error_bytes(p, TP_ERR_BAD_MARKUP, from, (const uint8_t *)DETAIL, sizeof(DETAIL) - 1, a, an, b, bn);
+    else
+        tp_buf_clear(sp);
 }
 
 void tp_junk_flush(tp_parser *p)
@@ -120,7 +164,21 @@ void tp_junk_flush(tp_parser *p)
     if (p->junk != 6)
         return;
     p->junk = 0;
-    tp_ev_error_bytes(p, TP_ERR_BAD_MARKUP, p->junk_off, (const uint8_t *)DETAIL, sizeof(DETAIL) - 1, p->drop.data,
-                      p->drop.len, NULL, 0);
+    tp_buf *sp = &p->junk_spans;
+    size_t at = 0;
+    for (size_t k = 0; k < sp->len; k += 2 * sizeof(uint64_t)) {
+        uint64_t v[2];
+        memcpy(v, sp->data + k, sizeof(v));
+        error_at(p, v[0], p->drop.data + at, (size_t)v[1], NULL, 0);
+        at += (size_t)v[1];
+    }
+    tp_buf_clear(sp);
     tp_buf_clear(&p->drop);
+}
+
+void tp_junk_begin(tp_parser *p)
+{
+    tp_junk_flush(p);
+    p->junk = 0;
+    tp_buf_clear(&p->junk_spans);
 }

@@ -157,6 +157,7 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
     tp_buf_init(&p->pending, p->lim.max_buffer);
     tp_buf_init(&p->raw, p->lim.max_buffer);
     tp_buf_init(&p->drop, 2 * TP_DROP_KEEP);
+    tp_buf_init(&p->junk_spans, TP_JUNK_SPANS * 2 * sizeof(uint64_t));
     tp_buf_init(&p->ftags, 0);
     return 0;
 }
@@ -175,6 +176,7 @@ void tp_parser_free(tp_parser *p)
     tp_buf_free(&p->pending);
     tp_buf_free(&p->raw);
     tp_buf_free(&p->drop);
+    tp_buf_free(&p->junk_spans);
     tp_buf_free(&p->ftags);
     tp_tools_free(&p->own);
     p->shared = NULL;

@@ -70,6 +70,9 @@ typedef struct {
 /* dropped text kept back for a trim (a marker held across chunks, held
  * whitespace or a held separator): the rest streams (tp_dropped.c) */
 #define TP_DROP_KEEP (2 * TP_DROP_TAIL + TP_WS_HOLD_MAX)
+/* spans of prose inside a call before its announcement kept apart (more
+ * join the last one: tp_junk.c) */
+#define TP_JUNK_SPANS 64u
 
 enum {
     TP_FLAG_FORWARD_UNKNOWN = 1, /* emit calls to undeclared tools */
@@ -187,14 +190,15 @@ struct tp_parser {
      * held nothing but blanks and leading think blocks */
     uint8_t past_lead;
     /* Prose inside a call's extent, between its tags (tp_junk.c): 0 none;
-     * 2 an error records it (the call was announced); 3 it is in the
-     * call's raw record from junk_off (not announced yet: reported at the
-     * announcement), 4 ... up to junk_end; 5 the bytes up to the next tag
-     * are the call's (the rest of its tag, kimi_k3); 6 the call was
-     * announced, its prose (in `drop`) is reported after its first
-     * ArgsDelta */
+     * 2 an error records it (the call was announced); 3 a span of it began
+     * at junk_off in the call's raw record (not announced yet); 5 the bytes
+     * up to the next tag are the call's (the rest of its tag, kimi_k3); 6
+     * the call was announced, its earlier prose (in `drop`) is reported
+     * after its first ArgsDelta. junk_spans: those spans, (stream offset,
+     * length) pairs of uint64_t */
     uint8_t junk;
-    uint64_t junk_off, junk_end;
+    uint64_t junk_off;
+    tp_buf junk_spans;
 };
 
 /* Kinds of declared parameters (schema-typed formats; every tp_kind of

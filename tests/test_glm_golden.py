@@ -129,7 +129,7 @@ GOLDEN = {
         "both", "a</tool_call>b",
         [Text("a"), err(None, "bad_markup", 1, "markup that makes no call"), Text("b")],
     ),
-    "junk_between_pairs_ignored": (
+    "prose_between_pairs_is_bad_markup": (
         "glm47", "<tool_call>get_weather\n junk<arg_key>city</arg_key> x <arg_value>Paris</arg_value>zz</tool_call>",
         None,
     ),
@@ -171,8 +171,14 @@ def expected_for(case, fmt):
         # "noop<tool_call>noop" is one (unknown) name: the name ends only at
         # <arg_key>, </tool_call> or a line break
         return [err(None, "unknown_tool", 0, "noop<tool_call>noop")]
-    if case == "junk_between_pairs_ignored":
-        return call(0, "get_weather", '{"city": "Paris"}')
+    if case == "prose_between_pairs_is_bad_markup":
+        # prose between a call's tags: bad_markup with no index (after the
+        # call's first ArgsDelta: before its announcement it is reported
+        # there), the call stands
+        prose = "prose inside a call"
+        return [CallStart(0, "get_weather"), ArgsDelta(0, '{"'), err(None, "bad_markup", 24, prose),
+                err(None, "bad_markup", 52, prose), ArgsDelta(0, 'city": "Paris"'), err(None, "bad_markup", 82, prose),
+                ArgsDelta(0, "}"), CallEnd(0, "get_weather", '{"city": "Paris"}')]
     if case == "typed_values" and fmt == "glm45":
         # GLM-4.5 types ["string", "null"] as "string" (its first non-null
         # type): a string parameter is the raw text the template wrote
