@@ -719,11 +719,16 @@ static void dsml_feed(tp_parser *p, const dsml_tags *t, const uint8_t *s, size_t
         case D_PARAMS: {
             int match, junk;
             size_t junk_at;
-            i += tp_scan_skip(p, &t->tag.m, s + i, n - i, &match, &junk, &junk_at);
+            size_t k = tp_scan_skip(p, &t->tag.m, s + i, n - i, &match, &junk, &junk_at);
+            if (junk) { /* prose between the call's tags: bad_markup (tp_junk.c) */
+                p->discard = 1;
+                tp_junk_at(p, p->base + i + junk_at);
+            }
+            i += k;
             int pat = match;
+            if (pat >= 0)
+                tp_junk_tag(p, s + i, t->tag.m.patlen[pat]);
             match = kind_of(&t->tag, match);
-            if (junk)
-                p->discard = 1; /* prose around parameters: ignored */
             switch (match) {
             case K_PARAM_START:
                 p->mode = D_P_WS;

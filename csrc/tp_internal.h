@@ -163,6 +163,8 @@ void tp_drop_bytes(tp_parser *p, uint64_t off, const uint8_t *a, size_t an, cons
  * the chunk position after the tag, tlen its length); tp_call_announce
  * reports what came before the announcement. */
 void tp_junk_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off);
+/* ... the first non-blank byte of them is at stream offset `off` */
+void tp_junk_at(tp_parser *p, uint64_t off);
 void tp_junk_tag(tp_parser *p, const uint8_t *after, size_t tlen);
 void tp_junk_announce(tp_parser *p);
 void tp_junk_flush(tp_parser *p);

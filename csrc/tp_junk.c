@@ -43,9 +43,14 @@ void tp_junk_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
     size_t i = 0;
     while (i < n && tp_is_ws(s[i]))
         i++;
-    if (i == n)
+    if (i < n)
+        tp_junk_at(p, off + i);
+}
+
+void tp_junk_at(tp_parser *p, uint64_t off)
+{
+    if (p->junk == 2 || p->junk == 3 || p->junk == 5)
         return;
-    off += i;
     if (p->raw_on) { /* not announced: in the call's raw record */
         if (p->junk == 6) /* (a call announced before: its prose first) */
             tp_junk_flush(p);

@@ -145,9 +145,10 @@ def dsml_cases(fmt):
              [("noop", {})], ["bad_markup"]),
         case("prose-only-body", fmt,
              block(inv("search", "just words"), inv("noop", "")), "", [("noop", {})], ["bad_markup"]),
-        case("prose-between-params-ignored", fmt,
+        # prose between an invoke's tags: bad_markup each (no index), the call stands
+        case("prose-between-params-is-bad-markup", fmt,
              block(inv("search", "note " + p("q", "x") + " and " + p("n", "1", False))), "",
-             [("search", {"q": "x", "n": 1})]),
+             [("search", {"q": "x", "n": 1})], ["bad_markup", "bad_markup"]),
         case("bare-invoke", fmt,
              "hi\n\n" + inv("search", p("q", "x")) + "\nbye", "hi\nbye", [("search", {"q": "x"})]),
         case("stray-tags-in-prose", fmt,
