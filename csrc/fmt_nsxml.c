@@ -19,7 +19,8 @@
  *    text, blanks stripped.
  *  - A value ends at NS</KEY> at its own nesting level (an inner element of
  *    the same name does not end it); NS</invoke> and NS</tool_call> end it
- *    at any level (closing tags the model left out are tolerated). Inside an invoke, other bytes between tags are ignored;
+ *    at any level (closing tags the model left out are tolerated). Inside an invoke, other bytes between tags are
+ *    prose inside the call: bad_markup, the call stands (tp_junk.c);
  *    between invokes, non-blank bytes are prose (text).
  *  - Between invokes, a tag that opens no invoke (NS<x>, a stray NS</x>,
  *    an NS with no tag after it) is markup of no call, reported with its
@@ -627,9 +628,10 @@ static void nx_feed(tp_parser *p, const uint8_t *s, size_t n)
                 p->nx_lt = tp_buf_append(&p->pending, r->ns, nsl) ? 1 : 0;
             }
             break;
-        case M_INV:
-            i += scan(p, &r->ns_m, s + i, n - i, &match, NULL, off);
+        case M_INV: /* prose between the call's tags: bad_markup (tp_junk.c) */
+            i += scan(p, &r->ns_m, s + i, n - i, &match, tp_junk_bytes, off);
             if (match == 0) {
+                tp_junk_tag(p, s + i, nsl);
                 p->mode = M_ITAG;
                 p->nx_pos = 0;
                 p->nx_ns = 0;
