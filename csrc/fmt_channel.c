@@ -645,6 +645,26 @@ static size_t tool_bytes(tp_parser *p, const channel_matchers *m, const uint8_t 
     return r.consumed;
 }
 
+/* C_INV, between an invoke's tags: blanks are the template's; any other
+ * byte is prose inside the call (bad_markup, the call stands: tp_junk.c).
+ * Returns the bytes consumed; *match: the marker. */
+static size_t inv_bytes(tp_parser *p, const channel_matchers *m, const uint8_t *s, size_t n, size_t i,
+                        int *match)
+{
+    tp_scan_res r;
+    size_t hl;
+    const uint8_t *held = tp_matcher_path(&m->inv, p->node, &hl);
+    tp_matcher_scan(&m->inv, &p->node, s, n, &r);
+    *match = r.match;
+    if (r.held_text)
+        tp_junk_bytes(p, held, r.held_text, p->base + i - hl);
+    if (r.text_len)
+        tp_junk_bytes(p, s, r.text_len, p->base + i);
+    if (r.match >= 0)
+        tp_junk_tag(p, s + r.consumed, m->inv.patlen[r.match]);
+    return r.consumed;
+}
+
 /* An invoke tag that opens no invoke (no `\b`, no name): markup of no
  * call, its bytes (the raw record) the error's dropped text, which runs on
  * as junk's does. */
@@ -736,9 +756,13 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
             }
             break;
         case C_INV:
-            i += scan(p, &m->inv, s + i, n - i, &match, NULL, &over, &last);
-            if (match == 2)
+            i += inv_bytes(p, m, s + i, n - i, i, &match);
+            if (match == 2) {
+                /* where the tag began, should it be no tag (tp_junk.c reads
+                 * junk_off only while a span of prose runs) */
+                p->junk_off = p->base + i - strlen(r->param_open);
                 tag_begins(p, 1);
+            }
             else if (match == 3)
                 invoke_close(p);
             else if (match >= 0) {
@@ -754,6 +778,8 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
                 if (is_word(s[i])) {
                     if (!param)
                         no_invoke(p);
+                    else /* no parameter's tag: prose inside the call, from its `<` */
+                        tp_junk_at(p, p->junk_off);
                     p->mode = param ? C_INV : C_TOOL; /* no tag: read on */
                     break;
                 }
@@ -805,6 +831,8 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
             if (p->fstate == T_ATTRS) { /* no name before the tag's end: no tag */
                 if (!param)
                     no_invoke(p);
+                else
+                    tp_junk_at(p, p->junk_off);
                 p->mode = param ? C_INV : C_TOOL;
                 p->node = 0;
             } else if (p->fstate == T_NAME) {

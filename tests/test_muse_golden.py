@@ -96,8 +96,11 @@ GOLDEN = {
     # (junk in the tool channel and a tag that opens no invoke are
     # bad_markup with their bytes, up to the next invoke)
     "odd_tags": (ODD_TAGS, [err(None, "bad_markup", ODD_TAGS.index("junk"), "text in a tool channel"),
-                            err(None, "bad_markup", ODD_TAGS.index("<atem:invokes"), "markup that makes no call")]
-                 + call(0, "search", '{"q": "a>b"}')),
+                            err(None, "bad_markup", ODD_TAGS.index("<atem:invokes"), "markup that makes no call"),
+                            # a parameter tag without a name: prose inside the call, the call stands
+                            CallStart(0, "search"), ArgsDelta(0, "{"),
+                            err(None, "bad_markup", ODD_TAGS.index("<atem:parameter xname"), "prose inside a call"),
+                            ArgsDelta(0, '"q": "a>b"}'), CallEnd(0, "search", '{"q": "a>b"}')]),
     "param_left_open": (LEFT_OPEN, call(0, "search", '{"q": "x", "open": "never closed"}')
                         + call(1, "search", '{"n": "[1, 2"}')),
     # a string streams as soon as it cannot be JSON; JSON-like values are held
