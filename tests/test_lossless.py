@@ -191,6 +191,7 @@ def check_tiled(fmt, b, events):
     if fmt in UNTILED:
         return
     pos, parts = 0, []
+    open_calls = set()  # a call's events stand for the bytes of its extent
 
     def close(end, what):
         seg = b[pos:end]
@@ -203,11 +204,17 @@ def check_tiled(fmt, b, events):
             parts.append(utf8(ev.text))
         elif t in GAP_EVENTS or (t is ParseError and ev.index is not None):
             parts.append(None)
+            if t is CallStart:
+                open_calls.add(ev.index)
+            elif t is not ArgsDelta:
+                open_calls.discard(ev.index)
         elif t is Dropped or t is Markup:  # input bytes at their offset
             raw = utf8(ev.raw)
             assert b[ev.offset:ev.offset + len(raw)] == raw, (ev, b)
             close(ev.offset, ev)
-            pos, parts = ev.offset + len(raw), []
+            # (inside an open call, prose between its tags: the call's
+            # markup lies on either side, docs/SEMANTICS.md "Dropped text")
+            pos, parts = ev.offset + len(raw), [None] if open_calls else []
     close(len(b), "end of input")
 
 
@@ -832,7 +839,8 @@ DROPPED = [
      [("bad_markup", "<{D}function_calls>\n<{D}invoke name=\"f\">\n</{D}i{D}invoke>\n</{D}function_calls>".format(D=D))]),
     ("dsml-partial-end-tag-then-end-tag", "deepseekv41", "Go.<{D} calls>\n<{D} invoke name=\"f\">\n<{D} parameter "
      "name=\"a\" string=\"true\">v</{D} parameter>\n</{D} i</{D} invoke>\n</{D} calls> ok".format(D=D), {}, "Go. ok",
-     [("f", '{"a": "v"}', True)], []),
+     # (the cut tag: prose inside the call, tests/test_call_prose.py)
+     [("f", '{"a": "v"}', True)], [("bad_markup", "</{D} i".format(D=D))]),
     ("dsml-invoke-tag-run-together", "deepseekv4", "Go.<{D}tool_calls>\n<{D}invoke<{D}invoke name=\"f\">\n</{D}invoke>\n"
      "</{D}tool_calls> ok".format(D=D), {}, "Go. ok", [("f", "{}", True)],
      [("bad_markup", "<{D}tool_calls>\n<{D}invoke".format(D=D))]),

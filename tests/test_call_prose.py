@@ -1,0 +1,315 @@
+"""Prose the model writes inside a call, between its tags (issue 18: no byte
+of model output lost). The chat templates write only blanks between a
+call's opening tag and its first parameter, between its parameters and
+after the last one; non-blank bytes there are a ParseError("bad_markup")
+with no index, its raw text from the first non-blank byte to where the next
+tag starts, and the call stands with the arguments it has without them
+(docs/SEMANTICS.md, "Dropped text"). Property over every format whose calls
+are a list of parameter tags, at any chunking; golden cases at every split.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from format_table import spec
+from golden import err, golden_tests
+from sglang_toolparse import ArgsDelta, CallEnd, CallStart
+from strategies import chunkings
+from support import every_split
+from test_lossless import calls_of, check_accounted, check_lossless, check_tiled, stream_events, utf8
+from sglang_toolparse._core import Markup
+from sglang_toolparse.api import collect, parse
+
+D = "\uff5cDSML\uff5c"
+DSML_TAGS = {  # format -> (block, invoke, parameter) tag names
+    "deepseekv32": ("function_calls", "invoke", "parameter"),
+    "deepseekv4": ("tool_calls", "invoke", "parameter"),
+    "deepseekv41": (" calls", " invoke", " parameter"),
+}
+
+
+def dsml_invoke(fmt, name, args):
+    """A DSML invoke with parameter tags, as DeepSeek's encoder writes it."""
+    _, inv, par = DSML_TAGS[fmt]
+    params = "".join('<%s%s name="%s" string="%s">%s</%s%s>\n' % (
+        D, par, k, "true" if isinstance(v, str) else "false", v if isinstance(v, str) else json.dumps(v), D, par)
+        for k, v in args.items())
+    return '<%s%s name="%s">\n%s</%s%s>' % (D, inv, name, params, D, inv)
+
+
+def dsml_block(fmt, calls):
+    blk = DSML_TAGS[fmt][0]
+    return "<%s%s>\n%s\n</%s%s>" % (D, blk, "\n".join(calls), D, blk)
+
+
+# formats whose calls are a list of parameter tags (fmt_xmlparam.c,
+# fmt_glm.c, fmt_dsml.c, fmt_nsxml.c, fmt_channel.c rows)
+PARAM_FORMATS = ["qwen3_coder", "mimo", "minimax_m2", "dots", "minicpm5", "kimi_k3", "step3",
+                 "glm45", "glm47", "ling3", "iquest_q1", "poolside_v1", "spark25", "hunyuan", "hunyuan_os",
+                 "k2_horizon", "deepseekv32", "deepseekv4", "deepseekv41", "gigachat35", "minimax_m3", "muse"]
+
+
+def render(fmt, name, args):
+    if fmt in DSML_TAGS:
+        return dsml_invoke(fmt, name, args)
+    return spec(fmt).render_call(name, json.dumps(args, ensure_ascii=False))
+
+
+def block(fmt, calls):
+    return dsml_block(fmt, calls) if fmt in DSML_TAGS else spec(fmt).block(calls)
+
+
+def _common_prefix(a, b):
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def gaps(fmt, name, args):
+    """Where the template writes only blanks inside the call: before each
+    parameter's tag and before the call's end tag (where a call with one
+    more parameter differs from it: the start of that tag), after the
+    template's blanks there."""
+    items = list(args.items())
+    full = render(fmt, name, args)
+    out = []
+    for k in range(len(items) + 1):
+        a = render(fmt, name, dict(items[:k]))
+        b = render(fmt, name, dict(items[:k] + [("zz", "q")]))
+        pos = _common_prefix(a, b)  # (a, b and full share the bytes before it)
+        j = a.rfind("<", 0, pos + 1)
+        if j >= 0 and ">" not in a[j:pos]:
+            pos = j
+            for m in spec(fmt).markers:  # a namespace written before the tag (MiniMax-M3)
+                if m.endswith("[") and a[:pos].endswith(m):
+                    pos -= len(m)
+        while pos < len(full) and full[pos] in " \n":
+            pos += 1
+        # (GLM-4.7's name runs to its first tag, K2 Horizon's to its first
+        # tag over blank lines: prose there shows the call tag was prose)
+        if not full[:pos].endswith(name) and not (fmt == "k2_horizon" and full[:pos].rstrip().endswith(name)):
+            out.append(pos)
+    return out
+
+
+JUNK = "QJUNKQ"
+KEYS = ["city", "n", "q_1", "path"]
+VALUES = st.one_of(st.integers(-5, 500), st.text(alphabet="xyz \u00e9\u4e2d", min_size=1, max_size=6))
+
+
+@st.composite
+def calls_with_prose(draw, fmt):
+    n = draw(st.integers(1, 2))
+    calls, clean = [], []
+    for _ in range(n):
+        name = draw(st.sampled_from(["get_weather", "search", "nope"]))
+        keys = draw(st.lists(st.sampled_from(KEYS), min_size=2, max_size=3, unique=True))
+        args = {k: draw(VALUES) for k in keys}
+        text = render(fmt, name, args)
+        clean.append(text)
+        at = draw(st.lists(st.sampled_from(gaps(fmt, name, args)), min_size=1, max_size=2, unique=True))
+        for pos in sorted(at, reverse=True):
+            junk = (draw(st.sampled_from(["", " ", "\n"])) + JUNK
+                    + draw(st.sampled_from(["", " ", "\n", " a < b. ", " x<"])))
+            text = text[:pos] + junk + text[pos:]
+        calls.append(text)
+    before = draw(st.sampled_from(["", "Sure. "]))
+    return before + block(fmt, calls), before + block(fmt, clean)
+
+
+@pytest.mark.parametrize("fmt", PARAM_FORMATS)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_prose_inside_a_call_is_not_lost(fmt, data):
+    text, clean = data.draw(calls_with_prose(fmt))
+    chunks = data.draw(chunkings(text))
+    tools = ["get_weather", "search"]
+    one = check_lossless(fmt, text, chunks, tools)
+    n = text.count(JUNK)
+    assert sum(e.raw.count(JUNK) for e in one.errors if e.raw) + one.text.count(JUNK) == n, (text, one)
+    # the calls stand as they stand without the prose
+    assert one.calls == parse(fmt, clean, tools).calls, (text, one)
+    assert all(JUNK not in c.arguments for c in one.calls)
+    check_tiled(fmt, utf8(text), stream_events(fmt, chunks, tools))
+
+
+# ---- golden cases, each engine, at every split ------------------------------
+# (format, text, [(code, raw) of the errors], calls) with the events in
+# GOLDEN_EVENTS: the prose's error after the call's first ArgsDelta when it
+# came before the announcement, where it stands otherwise.
+
+TOOLS = ["get_weather", "search", "f"]
+GC = "\uff5cGCML\uff5c"
+M3 = "]<]minimax[>["
+STEP_B, STEP_E = "<\uff5ctool_calls_begin\uff5c>", "<\uff5ctool_calls_end\uff5c>"
+STEP_CB, STEP_CE, STEP_SEP = "<\uff5ctool_call_begin\uff5c>", "<\uff5ctool_call_end\uff5c>", "<\uff5ctool_sep\uff5c>"
+
+
+def _dsml(fmt, body, name="f"):
+    blk, inv, _ = DSML_TAGS[fmt]
+    return "<%s%s>\n<%s%s name=\"%s\">\n%s</%s%s>\n</%s%s>" % (D, blk, D, inv, name, body, D, inv, D, blk)
+
+
+def _dp(fmt, k, v, string=True):
+    par = DSML_TAGS[fmt][2]
+    return '<%s%s name="%s" string="%s">%s</%s%s>\n' % (D, par, k, "true" if string else "false", v, D, par)
+
+
+PROSE_CASES = {
+    # id: (format, text, expected text, calls, [(code, raw)][, Markup events])
+    "qwen3-between-params": (
+        "qwen3_coder", "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\nHELLO there\n<parameter=b>\n2\n"
+        "</parameter>\n</function>\n</tool_call>", "", [("f", '{"a": "1", "b": "2"}', True)],
+        [("bad_markup", "HELLO there\n")]),
+    "qwen3-before-first-and-after-last": (
+        "qwen3_coder", "<tool_call>\n<function=f>\nsee a<b \n<parameter=a>\n1\n</parameter>\ndone.\n</function>\n"
+        "</tool_call>", "", [("f", '{"a": "1"}', True)], [("bad_markup", "see a<b \n"), ("bad_markup", "done.\n")]),
+    "qwen3-refused-call-keeps-it-in-its-raw": (
+        "qwen3_coder", "<tool_call>\n<function=nope>\nhm\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>",
+        "", [], [("unknown_tool", "<tool_call>\n<function=nope>\nhm\n<parameter=a>\n1\n</parameter>\n</function>\n"
+                  "</tool_call>")]),
+    "qwen3-cut-off-after-prose-before-announcement": (
+        "qwen3_coder", "Hi <tool_call>\n<function=f>\nhm", "Hi <tool_call>\n<function=f>\nhm", [],
+        [("unterminated", "")]),
+    "qwen3-cut-off-after-prose": (
+        "qwen3_coder", "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\nhm", "",
+        [("f", '{"a": "1"', False)], [("bad_markup", "hm"), ("unterminated", "")]),
+    "minimax-m2-between-params": (
+        "minimax_m2", '<minimax:tool_call>\n<invoke name="f">\n<parameter name="a">1</parameter>\nHELLO\n'
+        '<parameter name="b">2</parameter>\n</invoke>\n</minimax:tool_call>', "", [("f", '{"a": "1", "b": "2"}', True)],
+        [("bad_markup", "HELLO\n")]),
+    "kimi-k3-after-the-call-tag": (
+        "kimi_k3", '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|>hm<|open|>argument key="a" type="string"'
+        '<|sep|>x<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>', "", [("f", '{"a": "x"}', True)],
+        [("bad_markup", "hm")]),
+    "step3-between-params": (
+        "step3", STEP_B + "\n" + STEP_CB + "\nfunction" + STEP_SEP + '<steptml:invoke name="f"><steptml:parameter '
+        'name="a">x</steptml:parameter> no <steptml:parameter name="b">y</steptml:parameter></steptml:invoke>'
+        + STEP_CE + "\n" + STEP_E, "", [("f", '{"a": "x", "b": "y"}', True)], [("bad_markup", "no ")]),
+    "glm47-between-and-inside-pairs": (
+        "glm47", "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value>HELLO<arg_key>b</arg_key> x "
+        "<arg_value>2</arg_value></tool_call>", "", [("f", '{"a": 1, "b": 2}', True)],
+        [("bad_markup", "HELLO"), ("bad_markup", "x ")]),
+    "glm45-before-first-pair": (
+        "glm45", "<tool_call>f\nhm\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n\\n</tool_call>", "",
+        [("f", '{"a": 1}', True)], [("bad_markup", "hm\n")]),
+    "hunyuan-after-last-pair": (
+        "hunyuan", "<tool_calls>\n<tool_call>f<tool_sep>\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\nok\n"
+        "</tool_call>\n</tool_calls>", "", [("f", '{"a": "1"}', True)], [("bad_markup", "ok\n")]),
+    "k2-horizon-between-pairs": (
+        "k2_horizon", "<ifm|tool_call>f\n<ifm|arg_key>a</ifm|arg_key>\n<ifm|arg_value>1</ifm|arg_value>\nhm\n"
+        "<ifm|arg_key>b</ifm|arg_key>\n<ifm|arg_value>2</ifm|arg_value>\n</ifm|tool_call>", "",
+        [("f", '{"a": 1, "b": 2}', True)], [("bad_markup", "hm\n")]),
+    "dsml-v32-around-params": (
+        "deepseekv32", _dsml("deepseekv32", "Hi " + _dp("deepseekv32", "a", "1") + "HELLO there\n"
+                             + _dp("deepseekv32", "b", "2", False) + "bye\n"), "",
+        [("f", '{"a": "1", "b": 2}', True)],
+        [("bad_markup", "Hi "), ("bad_markup", "HELLO there\n"), ("bad_markup", "bye\n")]),
+    "dsml-v41-between-params": (
+        "deepseekv41", _dsml("deepseekv41", _dp("deepseekv41", "a", "1") + "x\n" + _dp("deepseekv41", "b", "2")), "",
+        [("f", '{"a": "1", "b": "2"}', True)], [("bad_markup", "x\n")]),
+    "dsml-v4-prose-and-no-parameter-is-dropped": (
+        "deepseekv4", _dsml("deepseekv4", "just words\n"), "", [],
+        [("bad_markup", _dsml("deepseekv4", "just words\n"))]),
+    "gigachat35-between-params": (
+        "gigachat35", "<%stool_calls>\n<%sinvoke name=\"f\">\n<%sparameter name=\"a\" string=\"true\">1</%sparameter>"
+        "\nhm\n</%sinvoke>\n</%stool_calls>" % (GC, GC, GC, GC, GC, GC), "", [("f", '{"a": "1"}', True)],
+        [("bad_markup", "hm\n")]),
+    "minimax-m3-between-params": (
+        "minimax_m3", M3 + "<tool_call>\n" + M3 + '<invoke name="f">' + M3 + "<a>1" + M3 + "</a> hm " + M3 + "<b>2"
+        + M3 + "</b>" + M3 + "</invoke>\n" + M3 + "</tool_call>", "", [("f", '{"a": "1", "b": "2"}', True)],
+        [("bad_markup", "hm ")]),
+    "muse-between-params": (
+        "muse", ' to=f<|message|><atem:function_calls>\n<atem:invoke name="f">\nhm\n<atem:parameter name="a">1'
+        '</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>', "", [("f", '{"a": 1}', True)],
+        [("bad_markup", "hm\n")], [' to=f<|message|><atem:function_calls>\n', '\n</atem:function_calls><|eom|>']),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PROSE_CASES))
+def test_prose_inside_a_call_raw_text(case):
+    """The raw text of each error, the text and the calls, at every split
+    and char by char, every byte accounted for (check_markup_case)."""
+    fmt, text, exp_text, calls, errors, *markup = PROSE_CASES[case]
+    one = parse(fmt, text, TOOLS)
+    assert (one.text, calls_of(one), [(e.code, e.raw) for e in one.errors]) == (exp_text, calls, errors)
+    for chunks in [[text]] + list(every_split(text)) + [list(text)]:
+        events = stream_events(fmt, chunks, TOOLS)
+        assert collect(events) == one, chunks
+        # (Muse's framing: Markup events, merged as the chunks allow)
+        assert "".join(m.raw for m in events if type(m) is Markup) == "".join(markup[0] if markup else []), chunks
+        check_accounted(fmt, text, events, one, TOOLS)
+
+
+def _at(case, prose, nth=0):
+    """the stream byte offset where `prose` begins in a case's text"""
+    text = PROSE_CASES[case][1]
+    i = -1
+    for _ in range(nth + 1):
+        i = text.index(prose, i + 1)
+    return len(text[:i].encode("utf-8"))
+
+
+def _prose(case, prose, nth=0):
+    return err(None, "bad_markup", _at(case, prose, nth), "prose inside a call")
+
+
+def _events(case):
+    """The merged events of each golden case: the call's events with the
+    prose's errors where the core reports them."""
+    S, A, E = CallStart, ArgsDelta, CallEnd
+
+    def q(prose):
+        return _prose(case, prose)
+    return {
+        "qwen3-between-params": lambda: [S(0, "f"), A(0, '{"a": "1"'), q("HELLO"), A(0, ', "b": "2"}'),
+                                 E(0, "f", '{"a": "1", "b": "2"}')],
+        # before the announcement: reported after the first ArgsDelta
+        "qwen3-before-first-and-after-last": lambda: [S(0, "f"), A(0, '{"'), q("see"), A(0, 'a": "1"'),
+                                              q("done"), A(0, "}"), E(0, "f", '{"a": "1"}')],
+        "qwen3-cut-off-after-prose": lambda: [S(0, "f"), A(0, '{"a": "1"'), q("hm"),
+                                      err(0, "unterminated", len(PROSE_CASES[case][1]))],
+        "minimax-m2-between-params": lambda: [S(0, "f"), A(0, '{"a": "1"'), q("HELLO"), A(0, ', "b": "2"}'),
+                                      E(0, "f", '{"a": "1", "b": "2"}')],
+        "kimi-k3-after-the-call-tag": lambda: [S(0, "f"), A(0, '{"'), q("hm"), A(0, 'a": "x"}'),
+                                               E(0, "f", '{"a": "x"}')],
+        "step3-between-params": lambda: [S(0, "f"), A(0, '{"a": "x"'), q("no "), A(0, ', "b": "y"}'),
+                                 E(0, "f", '{"a": "x", "b": "y"}')],
+        "glm47-between-and-inside-pairs": lambda: [S(0, "f"), A(0, '{"a": 1'), q("HELLO"), q("x "),
+                                           A(0, ', "b": 2}'), E(0, "f", '{"a": 1, "b": 2}')],
+        "glm45-before-first-pair": lambda: [S(0, "f"), A(0, '{"'), q("hm"), A(0, 'a": 1}'), E(0, "f", '{"a": 1}')],
+        "hunyuan-after-last-pair": lambda: [S(0, "f"), A(0, '{"a": "1"'), q("ok"), A(0, "}"), E(0, "f", '{"a": "1"}')],
+        "k2-horizon-between-pairs": lambda: [S(0, "f"), A(0, '{"a": 1'), q("hm"), A(0, ', "b": 2}'),
+                                     E(0, "f", '{"a": 1, "b": 2}')],
+        "dsml-v32-around-params": lambda: [S(0, "f"), A(0, '{"a": "'), q("Hi "), A(0, '1"'), q("HELLO"),
+                                   A(0, ', "b": 2'), q("bye"), A(0, "}"), E(0, "f", '{"a": "1", "b": 2}')],
+        "dsml-v41-between-params": lambda: [S(0, "f"), A(0, '{"a": "1"'), q("x\n"), A(0, ', "b": "2"}'),
+                                    E(0, "f", '{"a": "1", "b": "2"}')],
+        "gigachat35-between-params": lambda: [S(0, "f"), A(0, '{"a": "1"'), q("hm"), A(0, "}"),
+                                              E(0, "f", '{"a": "1"}')],
+        "minimax-m3-between-params": lambda: [S(0, "f"), A(0, '{"a": "1"'), q("hm"), A(0, ', "b": "2"}'),
+                                      E(0, "f", '{"a": "1", "b": "2"}')],
+        "muse-between-params": lambda: [S(0, "f"), A(0, "{"), q("hm"), A(0, '"a": 1}'), E(0, "f", '{"a": 1}')],
+    }[case]()
+
+
+GOLDEN_FORMATS = sorted({PROSE_CASES[c][0] for c in PROSE_CASES})
+
+
+def _golden(fmt):
+    out = {}
+    for case, (f, text, *_) in PROSE_CASES.items():
+        if f == fmt:
+            try:
+                out[case] = (text, _events(case))
+            except KeyError:  # (cases checked by their raw text only)
+                pass
+    return out
+
+
+test_golden_every_chunker, test_golden_every_split = golden_tests(GOLDEN_FORMATS, _golden, TOOLS)
