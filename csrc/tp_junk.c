@@ -174,7 +174,7 @@ void tp_junk_flush(tp_parser *p)
     for (size_t k = 0; k < sp->len; k += 2 * sizeof(uint64_t)) {
         uint64_t v[2];
         memcpy(v, sp->data + k, sizeof(v));
-        error_at(p, v[0], p->drop.data + at, (size_t)v[1], NULL, 0);
+        error_at(p, v[0], v[1] ? p->drop.data + at : NULL, (size_t)v[1], NULL, 0);
         at += (size_t)v[1];
     }
     tp_buf_clear(sp);

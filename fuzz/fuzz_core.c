@@ -715,6 +715,7 @@ static void check_tiled(const trace *t, const uint8_t *in, size_t total, const s
     int *star = calloc(cap + 1, sizeof(int));
     must(g && star);
     uint64_t pos = 0;
+    int32_t open_call = -1; /* a call's events stand for the bytes of its extent */
     for (size_t i = 0; i <= t->n; i++) {
         const rec *r = i < t->n ? &t->r[i] : NULL;
         if (!r || r->type == TP_EV_DROPPED || r->type == TP_EV_MARKUP) { /* input bytes at their offset */
@@ -726,6 +727,9 @@ static void check_tiled(const trace *t, const uint8_t *in, size_t total, const s
                 tp_buf_free(&g[k]);
             memset(star, 0, (cap + 1) * sizeof(int));
             m = 0;
+            /* inside an open call (prose between its tags, an error's
+             * dropped text): its markup lies on either side */
+            star[0] = open_call >= 0;
             if (r) {
                 CHECK(!rm || (end <= total && r->data.len <= total - end &&
                               memcmp(in + end, r->data.data, r->data.len) == 0),
@@ -741,6 +745,10 @@ static void check_tiled(const trace *t, const uint8_t *in, size_t total, const s
             must(tp_buf_append(&g[m - 1], r->data.data, r->data.len) == 0);
         } else if (r->type != TP_EV_ERROR || r->call >= 0) {
             star[m] = 1; /* a call stands here */
+            if (r->type == TP_EV_CALL_START)
+                open_call = r->call;
+            else if (r->type == TP_EV_CALL_END || r->type == TP_EV_ERROR)
+                open_call = -1;
         }
     }
     free(g);
