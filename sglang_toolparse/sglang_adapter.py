@@ -229,6 +229,8 @@ class NativeDetectorMixin:
             logger.warning("%s: model attempted to call undefined function %r", self.parser_name, err.detail)
         elif err.index is not None:
             logger.warning("%s: tool call %d left incomplete: %s", self.parser_name, err.index, err.reason)
+        elif err.detail == "prose inside a call":  # (the call stands: docs/SEMANTICS.md "Dropped text")
+            logger.warning("%s: text inside a tool call left out: %s", self.parser_name, err.reason)
         else:
             logger.warning("%s: dropped tool call: %s", self.parser_name, err.reason)
         for obs in ERROR_OBSERVERS:

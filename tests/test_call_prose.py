@@ -313,3 +313,21 @@ def _golden(fmt):
 
 
 test_golden_every_chunker, test_golden_every_split = golden_tests(GOLDEN_FORMATS, _golden, TOOLS)
+
+
+def test_sglang_adapter_keeps_the_call_and_logs_the_prose(fcp, sglang_tool, caplog):
+    """Through SGLang the error is only logged: the call is returned
+    one-shot and streamed as without the prose (as SGLang's detector
+    returns it)."""
+    from sglang_support import one_shot, stream_through
+
+    fmt, text, _, calls, _ = PROSE_CASES["qwen3-between-params"]
+    clean = text.replace("HELLO there\n", "")
+    tools = sglang_tool(*TOOLS)
+    want = one_shot(fcp, tools, fmt, clean)
+    with caplog.at_level("WARNING"):
+        assert one_shot(fcp, tools, fmt + "_native", text) == want == ("", [("f", '{"a": "1", "b": "2"}')])
+        for chunks in ([text], list(text)):
+            assert stream_through(fcp, tools, fmt + "_native", chunks) == want
+            assert stream_through(fcp, tools, fmt, chunks) == want  # (SGLang's detector: the same call)
+    assert "text inside a tool call left out" in caplog.text
