@@ -686,6 +686,12 @@ def seed_responses(name: str) -> List[str]:
         # raw control characters in strings; numbers past a double (issue 18)
         out.append(s.response("", [("f", '{"c\n": "a\nb\t\x01\x1f```", "n": [1e400, -2E999, 1e-400]}')], "x"))
     out.append(s.response("text" + " " * 5000, [("f", "{}")], "\n" * 5000 + "end"))
+    if not s.json_args:  # prose between a call's tags (issue 18: a bad_markup, the call stands)
+        args = {"city": "Paris", "n": 2}
+        call = s.render_call("get_weather", json.dumps(args))
+        for k, at in enumerate(call_gaps(name, "get_weather", args)):
+            call = call[:at + 13 * k] + "see <this> ok" + call[at + 13 * k:]
+        out.append(s.block([call]))
     return out + list(s.extra_seeds)
 
 
@@ -920,3 +926,36 @@ TABLE["minimax_m3"] = replace(TABLE["minimax_m3"], extra_seeds=TABLE["minimax_m3
     _M3[0] + _M3[2] + 'get_weather">' + _m3e("o", "x" + M3_NS + "<l>" + _m3e("item", "") + M3_NS + "</zz>"
     + M3_NS + " < i >9" * 3 + M3_NS + "<" + "y" * 40 + M3_NS + "x") + _m3e("item", "[1,2]") + _M3[3] + _M3[1],
 ))
+
+
+def call_gaps(name: str, tool: str, args: dict, render: Optional[Callable[[str, str], str]] = None) -> List[int]:
+    """Where the template writes only blanks inside a call of `name` to
+    `tool` with `args` (rendered by `render`, default the row's renderer):
+    before each parameter's tag and before the call's end tag (where a call
+    with one more parameter differs from it: the start of that tag), after
+    the template's blanks there. Positions where prose would be the name's
+    (a name that runs to its first tag) are left out."""
+    s = spec(name)
+    draw = render or (lambda n, a: s.render_call(n, json.dumps(a, ensure_ascii=False)))
+    items = list(args.items())
+    full = draw(tool, args)
+    out = []
+    for k in range(len(items) + 1):
+        a = draw(tool, dict(items[:k]))
+        b = draw(tool, dict(items[:k] + [("zz", "q")]))
+        pos = 0  # (a, b and full share the bytes before where a and b differ)
+        while pos < min(len(a), len(b)) and a[pos] == b[pos]:
+            pos += 1
+        j = a.rfind("<", 0, pos + 1)
+        if j >= 0 and ">" not in a[j:pos]:
+            pos = j
+            for m in s.markers:  # a namespace written before the tag (MiniMax-M3)
+                if m.endswith("[") and a[:pos].endswith(m):
+                    pos -= len(m)
+        while pos < len(full) and full[pos] in " \n":
+            pos += 1
+        # (GLM-4.7's name runs to its first tag, K2 Horizon's to its first
+        # tag over blank lines: prose there shows the call tag was prose)
+        if not full[:pos].endswith(tool) and not (name == "k2_horizon" and full[:pos].rstrip().endswith(tool)):
+            out.append(pos)
+    return out

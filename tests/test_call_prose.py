@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from format_table import spec
+from format_table import call_gaps, spec
 from golden import err, golden_tests
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart
 from strategies import chunkings
@@ -63,38 +63,8 @@ def block(fmt, calls):
     return dsml_block(fmt, calls) if fmt in DSML_TAGS else spec(fmt).block(calls)
 
 
-def _common_prefix(a, b):
-    i = 0
-    while i < min(len(a), len(b)) and a[i] == b[i]:
-        i += 1
-    return i
-
-
 def gaps(fmt, name, args):
-    """Where the template writes only blanks inside the call: before each
-    parameter's tag and before the call's end tag (where a call with one
-    more parameter differs from it: the start of that tag), after the
-    template's blanks there."""
-    items = list(args.items())
-    full = render(fmt, name, args)
-    out = []
-    for k in range(len(items) + 1):
-        a = render(fmt, name, dict(items[:k]))
-        b = render(fmt, name, dict(items[:k] + [("zz", "q")]))
-        pos = _common_prefix(a, b)  # (a, b and full share the bytes before it)
-        j = a.rfind("<", 0, pos + 1)
-        if j >= 0 and ">" not in a[j:pos]:
-            pos = j
-            for m in spec(fmt).markers:  # a namespace written before the tag (MiniMax-M3)
-                if m.endswith("[") and a[:pos].endswith(m):
-                    pos -= len(m)
-        while pos < len(full) and full[pos] in " \n":
-            pos += 1
-        # (GLM-4.7's name runs to its first tag, K2 Horizon's to its first
-        # tag over blank lines: prose there shows the call tag was prose)
-        if not full[:pos].endswith(name) and not (fmt == "k2_horizon" and full[:pos].rstrip().endswith(name)):
-            out.append(pos)
-    return out
+    return call_gaps(fmt, name, args, lambda n, a: render(fmt, n, a))
 
 
 JUNK = "QJUNKQ"
