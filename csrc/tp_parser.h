@@ -186,6 +186,13 @@ struct tp_parser {
     /* fmt_glm.c rows with think blocks (k2_horizon): 0 while the stream has
      * held nothing but blanks and leading think blocks */
     uint8_t past_lead;
+    /* a high surrogate (WTF-8) escaped argument text ended with, held until
+     * the next argument text shows whether a low one follows (the pair is
+     * then its character), for any chunking; any other event writes it
+     * escaped first (tp_events.c) */
+    uint8_t hs[3];
+    uint8_t hs_on;
+    int32_t hs_call;
 };
 
 /* Kinds of declared parameters (schema-typed formats; every tp_kind of

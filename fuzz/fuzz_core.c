@@ -247,24 +247,6 @@ static int rfc8259(const uint8_t *s, size_t n)
 #undef IS_OBJ
 }
 
-/* a high surrogate's escape right before a low one's: what a format that
- * escapes each lone surrogate of its raw text (tp_json_escape) writes for
- * a surrogate pair encoded as two WTF-8 sequences (CESU-8; from
- * surrogatepass input only, never from a tokenizer). It is strict JSON and
- * means the pair's character, which the normalizer writes as UTF-8: not
- * canonical, a known gap outside muse and pythonic (docs/SEMANTICS.md). */
-static int hex_in(uint8_t c, const char *set) { return c && strchr(set, c) != NULL; }
-
-static int escaped_pair(const tp_buf *a)
-{
-    for (size_t k = 0; a->data && k + 12 <= a->len; k++)
-        if (a->data[k] == '\\' && a->data[k + 1] == 'u' && hex_in(a->data[k + 2], "dD") &&
-            hex_in(a->data[k + 3], "89abAB") && a->data[k + 6] == '\\' && a->data[k + 7] == 'u' &&
-            hex_in(a->data[k + 8], "dD") && hex_in(a->data[k + 9], "cdefCDEF"))
-            return 1;
-    return 0;
-}
-
 /* The arguments of a finished call must be strict JSON (RFC 8259) and
  * canonical: normalizing them again gives the same bytes. */
 static void check_args(const tp_buf *a, int32_t call)
@@ -282,7 +264,7 @@ static void check_args(const tp_buf *a, int32_t call)
     CHECK(tp_json_done(&j) && k == a->len,
           "call %d: arguments are not one JSON value (consumed %zu of %zu, err %d): %.*s", call, k,
           a->len, j.err, (int)(a->len > 400 ? 400 : a->len), (const char *)a->data);
-    CHECK((again.len == a->len && memcmp(again.data, a->data, a->len) == 0) || escaped_pair(a),
+    CHECK(again.len == a->len && memcmp(again.data, a->data, a->len) == 0,
           "call %d: arguments not canonical: %.*s", call, (int)(a->len > 400 ? 400 : a->len),
           (const char *)a->data);
     tp_buf_free(&again);

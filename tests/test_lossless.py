@@ -1279,3 +1279,32 @@ def test_harmony_header_over_max_buffer_is_the_same_for_every_chunking():
     assert not any(type(e) is Markup and e.offset == 4 for e in one)
     for chunks in list(every_split(text)) + [list(text)]:
         assert merge(stream_events("gpt_oss", chunks, TOOL_NAMES, max_buffer=64)) == merge(one), chunks
+
+
+# ---- a surrogate pair written as two encoded surrogates (CESU-8) ----------
+# A str made with surrogatepass may hold a pair as two lone surrogates. JSON
+# reads a high surrogate's escape followed by a low one's as the pair's
+# character, so a format that writes raw text as JSON string content writes
+# the pair as that character (canonical: the normalizer's own output for
+# the two escapes); lone ones stay escapes. Streamed, the two may come in
+# different chunks: the same arguments at every split.
+CESU = "\ud83d\ude00"
+CESU_ARGS = {"a": "x" + CESU + "y", "b": CESU + "\ud83dz\ude00\ud83d"}
+CESU_EXPECTED = '{"a": "x\U0001F600y", "b": "\U0001F600\\ud83dz\\ude00\\ud83d"}'
+
+
+@pytest.mark.parametrize("fmt", [f for f in RENDERED if not spec(f).json_args])
+def test_cesu8_pair_in_raw_text_is_its_character(fmt):
+    text = spec(fmt).response("Hi ", [("f", json.dumps(CESU_ARGS, ensure_ascii=False))], " ok")
+    one = replay(fmt, text, TOOL_NAMES)
+    assert calls_of(one) == [("f", CESU_EXPECTED, True)]
+
+
+def test_cesu8_pair_in_a_dsml_key_and_non_json_value():
+    """DSML keys and string="false" values that are no JSON value are
+    written by the same escaper (they kept raw surrogates as they were)."""
+    text = ("<\uff5cDSML\uff5cfunction_calls>\n<\uff5cDSML\uff5cinvoke name=\"f\">\n<\uff5cDSML\uff5cparameter name=\"k"
+            + CESU + "\" string=\"false\">v" + CESU + "\ud83d</\uff5cDSML\uff5cparameter>\n</\uff5cDSML\uff5cinvoke>\n"
+            + "</\uff5cDSML\uff5cfunction_calls>")
+    one = replay("deepseekv32", text, TOOL_NAMES)
+    assert calls_of(one) == [("f", '{"k\U0001F600": "v\U0001F600\\ud83d"}', True)]
