@@ -54,9 +54,20 @@ static size_t flush_hs(tp_parser *p, size_t start)
     return start + 6;
 }
 
+/* the argument events of a call refused at a checkpoint (tp_raw_checkpoint) */
+static int muted(tp_parser *p, int t, int32_t call, size_t start)
+{
+    if (!p->muted || call >= 0 || (t != TP_EV_ARGS && t != TP_EV_RAW_VALUE))
+        return 0;
+    p->out.len = start;
+    return 1;
+}
+
 void tp_ev_mark(tp_parser *p, int t, int32_t call, size_t start)
 {
     start = flush_hs(p, start);
+    if (muted(p, t, call, start))
+        return;
     tp_event *e = push_event(p);
     if (!e)
         return;
@@ -75,6 +86,8 @@ static void span_event(tp_parser *p, int t, int32_t call, size_t start)
 
 static void raw_span(tp_parser *p, int t, int32_t call, size_t start)
 {
+    if (muted(p, t, call, start))
+        return;
     size_t len = p->out.len - start;
     if (len == 0)
         return;
@@ -160,6 +173,9 @@ void tp_ev_args_escaped(tp_parser *p, const uint8_t *s, size_t n)
 void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
                  const uint8_t *detail, size_t dlen)
 {
+    if (p->muted && call < 0)
+        return; /* the call refused at a checkpoint: what its format finds
+                 * in it then is that refusal's dropped text, which runs on */
     tp_drop_error(p, offset);
     flush_hs(p, p->out.len); /* (before the error: the call's arguments) */
     size_t start = p->out.len;

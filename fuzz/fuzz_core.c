@@ -274,11 +274,6 @@ static void check_args(const tp_buf *a, int32_t call)
  * filter takes tags out, trinity, records what its engine read instead) */
 static const uint8_t *g_input;
 static int g_filtered;
-/* small limits: a refused call whose text before its error outgrew
- * max_buffer and the 4 KiB ring has its dropped text complete one-shot
- * but not streamed (a known gap, docs/SEMANTICS.md "Dropped text"): its
- * Dropped events are checked to be the input's bytes, not compared */
-static int g_small;
 
 static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t total, int check_utf8)
 {
@@ -362,11 +357,6 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
     default:
         CHECK(0, "unknown event type %d", e->type);
     }
-    /* (g_small: the gap above, checked for bounds, left out of the
-     * comparison; trinity's dropped text, its filter's view, is compared:
-     * check_tiled finds it in the view at its offset) */
-    if (e->type == TP_EV_DROPPED && g_small)
-        return;
     /* merged record */
     if (t->n) {
         rec *last = &t->r[t->n - 1];
@@ -512,7 +502,6 @@ static void run(trace *t, const tp_format *fmt, uint8_t opts, const uint8_t *s, 
     tp_parser p;
     tp_limits lim;
     tp_limits_default(&lim);
-    g_small = (opts & 4) != 0;
     if (opts & 4) { /* small limits reach the limit paths with short inputs */
         lim.max_buffer = 64;
         lim.max_depth = 8;
@@ -753,14 +742,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         run(&streamed, fmt, opts, s, n, 2, 4 * (size_t)(ch & 63) + 1, ch, utf8);
     compare(&one, &streamed);
-    if (!g_small && g_filtered) { /* trinity: its view of the input tiles */
+    if (g_filtered) { /* trinity: its view of the input tiles */
         uint8_t *view = malloc(n + 1);
         size_t *rm = malloc((n + 1) * sizeof(size_t));
         must(view && rm);
         check_tiled(&one, view, think_view(s, n, view, rm), rm);
         free(view);
         free(rm);
-    } else if (!g_small && !untiled(fmt->name)) {
+    } else if (!untiled(fmt->name)) {
         check_tiled(&one, s, n, NULL);
     }
     trace_free(&one);
