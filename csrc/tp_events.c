@@ -37,6 +37,8 @@ static size_t flush_hs(tp_parser *p, size_t start)
     if (!p->hs_on)
         return start;
     p->hs_on = 0;
+    if (p->hs_call < 0) /* (a muted call's: its events are dropped) */
+        return start;
     size_t len = p->out.len - start;
     if (tp_buf_reserve(&p->out, 6)) {
         p->oom = 1;
@@ -154,7 +156,7 @@ void tp_ev_args_escaped(tp_parser *p, const uint8_t *s, size_t n)
         s += 3;
         n -= 3;
     }
-    int hold = n >= 3 && tp_sur_high(s + n - 3);
+    int hold = p->cur >= 0 && n >= 3 && tp_sur_high(s + n - 3);
     if (hold)
         n -= 3;
     size_t start = p->out.len;
