@@ -393,78 +393,23 @@ static void value_begins(tp_parser *p)
 /* ---- surrogates: a value's raw text may hold lone surrogates (WTF-8,
  * from surrogatepass input). JSON reads a high surrogate's escape followed
  * by a low one's as the pair's character, so such a pair is written as
- * that character (the arguments stay canonical, as fmt_pythonic.c does);
- * lone ones stay escapes (tp_json_escape). Streamed, a high surrogate a
- * piece ends with is held (in p->pending) until the next piece shows
- * whether a low one follows, so any chunking gives the same text. */
-static int is_sur(const uint8_t *s, uint8_t lo, uint8_t hi)
-{
-    return s[0] == 0xED && s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80;
-}
-#define IS_HIGH(s) is_sur((s), 0xA0, 0xAF)
-#define IS_LOW(s) is_sur((s), 0xB0, 0xBF)
-
-/* the character of the pair h[0:3) l[0:3) */
-static void args_pair(tp_parser *p, const uint8_t *h, const uint8_t *l)
-{
-    uint32_t hi = 0xD000u | ((uint32_t)(h[1] & 0x3F) << 6) | (h[2] & 0x3Fu);
-    uint32_t lo = 0xD000u | ((uint32_t)(l[1] & 0x3F) << 6) | (l[2] & 0x3Fu);
-    uint32_t cp = 0x10000u + ((hi - 0xD800u) << 10) + (lo - 0xDC00u);
-    uint8_t u[4] = {(uint8_t)(0xF0 | (cp >> 18)), (uint8_t)(0x80 | ((cp >> 12) & 0x3F)),
-                    (uint8_t)(0x80 | ((cp >> 6) & 0x3F)), (uint8_t)(0x80 | (cp & 0x3F))};
-    tp_ev_args(p, u, 4);
-}
-
-/* s[0:n) as JSON string content, surrogate pairs as their characters
- * (tp_json_escape reads 0xED + 0xA0..0xBF + a continuation byte as a
- * surrogate wherever it stands, and so does this) */
-static void args_text(tp_parser *p, const uint8_t *s, size_t n)
-{
-    size_t a = 0;
-    for (size_t k = 0; k + 6 <= n; k++)
-        if (s[k] == 0xED && IS_HIGH(s + k) && IS_LOW(s + k + 3)) {
-            tp_ev_args_escaped(p, s + a, k - a);
-            args_pair(p, s + k, s + k + 3);
-            k += 5;
-            a = k + 1;
-        }
-    tp_ev_args_escaped(p, s + a, n - a);
-}
-
+ * that character (the arguments stay canonical); lone ones stay escapes.
+ * tp_json_escape writes them so, and tp_ev_args_escaped holds a high
+ * surrogate a streamed piece ends with until the next piece shows whether
+ * a low one follows (tp_events.c), as for every format. */
 static int has_pair(const uint8_t *s, size_t n)
 {
     for (size_t k = 0; k + 6 <= n; k++)
-        if (s[k] == 0xED && IS_HIGH(s + k) && IS_LOW(s + k + 3))
+        if (tp_sur_high(s + k) && tp_sur_low(s + k + 3))
             return 1;
     return 0;
 }
 
 /* a streamed string's next piece */
-static void stream_text(tp_parser *p, const uint8_t *s, size_t n)
-{
-    if (p->pending.len) { /* a high surrogate the last piece ended with */
-        if (n >= 3 && IS_LOW(s)) {
-            args_pair(p, p->pending.data, s);
-            s += 3;
-            n -= 3;
-        } else {
-            tp_ev_args_escaped(p, p->pending.data, p->pending.len);
-        }
-        tp_buf_clear(&p->pending);
-    }
-    if (n >= 3 && IS_HIGH(s + n - 3) && !tp_buf_append(&p->pending, s + n - 3, 3))
-        n -= 3;
-    args_text(p, s, n);
-}
+static void stream_text(tp_parser *p, const uint8_t *s, size_t n) { tp_ev_args_escaped(p, s, n); }
 
-/* a streamed string ends (its closing tag, or the call is cut off): a held
- * high surrogate is lone */
-static void stream_end(tp_parser *p)
-{
-    if (p->mode == C_VALUE && p->vkind == V_STREAM && !p->discard && p->pending.len)
-        tp_ev_args_escaped(p, p->pending.data, p->pending.len);
-    tp_buf_clear(&p->pending);
-}
+/* a streamed string ends (its closing tag, or the call is cut off) */
+static void stream_end(tp_parser *p) { tp_buf_clear(&p->pending); }
 
 /* the value is a string: what was held is written, the rest streams */
 static void start_stream(tp_parser *p)
@@ -554,7 +499,7 @@ static void value_close(tp_parser *p)
     value_key(p);
     if (has_pair(p->pending.data, p->pending.len)) { /* no JSON value (raw surrogates): its text */
         args_lit(p, "\"");
-        args_text(p, p->pending.data, p->pending.len);
+        tp_ev_args_escaped(p, p->pending.data, p->pending.len);
         args_lit(p, "\"");
         return;
     }

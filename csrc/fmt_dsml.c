@@ -196,55 +196,11 @@ int tp_fmt_dsml_init(void)
     return 0;
 }
 
-/* ---- JSON string content ---- */
-
-static const char HEX[] = "0123456789abcdef";
-
-/* Writes one character (len bytes of UTF-8) as json.dumps(ensure_ascii=False)
- * writes it inside a string. */
-static int put_esc_char(tp_buf *out, const uint8_t *c, size_t len)
-{
-    if (len == 1) {
-        uint8_t b = c[0];
-        switch (b) {
-        case '"': return tp_buf_append(out, "\\\"", 2);
-        case '\\': return tp_buf_append(out, "\\\\", 2);
-        case '\n': return tp_buf_append(out, "\\n", 2);
-        case '\r': return tp_buf_append(out, "\\r", 2);
-        case '\t': return tp_buf_append(out, "\\t", 2);
-        case '\b': return tp_buf_append(out, "\\b", 2);
-        case '\f': return tp_buf_append(out, "\\f", 2);
-        default: break;
-        }
-        if (b < 0x20) {
-            char e[6] = {'\\', 'u', '0', '0', HEX[b >> 4], HEX[b & 0xF]};
-            return tp_buf_append(out, e, 6);
-        }
-    }
-    return tp_buf_append(out, c, len);
-}
+/* ---- JSON string content: tp_json_escape ---- */
 
 static size_t utf8_len(uint8_t c)
 {
     return c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-}
-
-static int put_esc(tp_buf *out, const uint8_t *s, size_t n)
-{
-    size_t k = 0;
-    while (k < n) {
-        size_t e = k;
-        while (e < n && s[e] >= 0x20 && s[e] != '"' && s[e] != '\\')
-            e++;
-        if (e > k && tp_buf_append(out, s + k, e - k))
-            return -1;
-        if (e == n)
-            break;
-        if (put_esc_char(out, s + e, 1))
-            return -1;
-        k = e + 1;
-    }
-    return 0;
 }
 
 /* Python's str.isspace() */
@@ -327,7 +283,7 @@ static void nonstr_done(tp_parser *p)
     }
     if (!ok) { /* not JSON: the stripped text as a string */
         p->out.len = start;
-        if (tp_buf_push(&p->out, '"') || put_esc(&p->out, v, n) || tp_buf_push(&p->out, '"'))
+        if (tp_buf_push(&p->out, '"') || tp_json_escape(&p->out, v, n) || tp_buf_push(&p->out, '"'))
             p->oom = 1;
     }
     tp_buf_clear(&p->pending);
@@ -416,7 +372,7 @@ static void begin_value(tp_parser *p)
     tp_call_announce(p); /* announce point: a complete parameter opening tag */
     size_t start = p->out.len;
     int r = tp_buf_append(&p->out, p->have_args ? ", \"" : "{\"", p->have_args ? 3 : 2);
-    r = r || put_esc(&p->out, p->key.data, p->key.len);
+    r = r || tp_json_escape(&p->out, p->key.data, p->key.len);
     r = r || tp_buf_append(&p->out, p->vkind ? "\": \"" : "\": ", p->vkind ? 4 : 3);
     if (r)
         p->oom = 1;

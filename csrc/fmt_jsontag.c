@@ -1087,14 +1087,28 @@ static void tag_removed(tp_parser *p, size_t len)
         p->oom = 1;
 }
 
-/* the engine reads view bytes s[0:n) */
+/* the engine reads view bytes s[0:n), in pieces its checkpoints end (in
+ * the view: tp_piece) */
+static void feed_view_piece(tp_parser *p, const uint8_t *s, size_t n);
+
 static void feed_view(tp_parser *p, const uint8_t *s, size_t n)
+{
+    while (n && !p->oom) {
+        size_t k = tp_piece(p, p->fview, s, n);
+        feed_view_piece(p, s, k);
+        s += k;
+        n -= k;
+    }
+}
+
+static void feed_view_piece(tp_parser *p, const uint8_t *s, size_t n)
 {
     size_t k0 = p->nev;
     p->base = p->fview;
     p->chunk = s; /* the engine's chunk (a dropped record's positions are in it) */
     p->chunk_n = n;
     tool_call_feed(p, s, n);
+    tp_piece_end(p, p->fview + n, s, n);
     /* a call's raw text (released as text if the stream ends before the
      * call is announced) and a dropped record are recorded from the bytes
      * the engine saw, span by span: the tags taken out are not in them */

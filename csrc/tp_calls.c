@@ -18,6 +18,8 @@
 int tp_call_open(tp_parser *p, const uint8_t *name, size_t len, uint64_t offset)
 {
     p->held = 0;
+    if (p->muted) /* refused at a checkpoint already (tp_raw_checkpoint) */
+        return 0;
     if (len == 0) {
         tp_ev_error(p, TP_ERR_BAD_NAME, offset, -1, NULL, 0); /* drops the raw record */
         tp_raw_end(p);
@@ -159,10 +161,13 @@ void tp_call_fail(tp_parser *p, int code, uint64_t offset)
  * call the stream ends in before it was announced (its name, its markup)
  * has sent nothing, so its text is released as text, as if the marker had
  * started no call. Decided at the end of the stream only, so the result is
- * the same for any chunking. */
+ * the same for any chunking. The record is bounded (max_buffer, at least
+ * TP_RAW_FLOOR + max_name); one that outgrows it is refused at the next
+ * checkpoint (tp_raw_checkpoint), so no byte of it is ever lost. */
 
 void tp_raw_begin(tp_parser *p, const char *marker, size_t mlen, size_t at)
 {
+    p->muted = 0;
     uint64_t mstart = p->base + at - mlen;
     tp_junk_begin(p); /* (prose inside the call before: reported) */
     /* the held whitespace is the model's bytes just before the marker,
@@ -212,6 +217,44 @@ void tp_raw_made_no_call(tp_parser *p, uint64_t at)
     }
     tp_ev_error(p, TP_ERR_BAD_MARKUP, at, -1, (const uint8_t *)"markup that makes no call", 25);
     tp_drop_error(p, at); /* its dropped text ends where the prose begins */
+}
+
+size_t tp_piece(const tp_parser *p, uint64_t at, const uint8_t *s, size_t n)
+{
+    if (p->cp_next - at >= n)
+        return n;
+    /* the first character start from the checkpoint (a caller's chunk
+     * never ends inside a character) */
+    size_t k = (size_t)(p->cp_next - at);
+    for (int c = 0; c < 3 && k < n && (s[k] & 0xC0) == 0x80; c++)
+        k++;
+    return k;
+}
+
+void tp_piece_end(tp_parser *p, uint64_t end, const uint8_t *s, size_t n)
+{
+    if (end < p->cp_next)
+        return;
+    tp_raw_checkpoint(p, s, n);
+    p->cp_next = end / TP_CHECKPOINT * TP_CHECKPOINT + TP_CHECKPOINT;
+}
+
+void tp_raw_checkpoint(tp_parser *p, const uint8_t *data, size_t n)
+{
+    if (!p->raw_on || p->cur >= 0)
+        return;
+    if (!p->raw_over && p->raw.len + (n > p->raw_at ? n - p->raw_at : 0) <= p->raw.limit)
+        return;
+    /* the record outgrew its bound, which no marker that may still be
+     * prose reaches (TP_RAW_FLOOR): a call's text before its announcement
+     * longer than max_buffer. Refused here, at the same offset for every
+     * chunking; its text is dropped text from its first marker on (the
+     * record, then the ring's bytes since it stopped: less than a
+     * checkpoint apart), streamed as it goes */
+    p->held = 0;
+    p->drop_mark = UINT64_MAX;
+    tp_ev_error(p, TP_ERR_BUFFER_LIMIT, p->base + n, -1, NULL, 0);
+    p->muted = p->drop_on;
 }
 
 void tp_raw_chunk_end(tp_parser *p, const uint8_t *data, size_t n)

@@ -105,21 +105,27 @@ void tp_drop_error(tp_parser *p, uint64_t offset)
         p->drop.len -= end - offset < p->drop.len ? (size_t)(end - offset) : p->drop.len;
     emit_held(p);
     p->drop_on = 0;
+    p->muted = 0; /* a call refused at a checkpoint: its text ended */
 }
 
 /* records from stream offset `off` on (the record so far ends there):
  * the bytes before the chunk from the tail ring (bytes a format held from
  * earlier chunks), then the chunk from there */
+static void put_ring(tp_parser *p, uint64_t off)
+{
+    size_t k = (size_t)(p->base - off);
+    size_t at = (size_t)(off % TP_DROP_TAIL), first = TP_DROP_TAIL - at < k ? TP_DROP_TAIL - at : k;
+    put(p, p->tail + at, first);
+    put(p, p->tail, k - first);
+}
+
 static void record_from(tp_parser *p, uint64_t off)
 {
     if (!p->chunk)
         return;
     if (off < p->base) {
         if (p->base - off <= TP_DROP_TAIL) {
-            size_t k = (size_t)(p->base - off);
-            size_t at = (size_t)(off % TP_DROP_TAIL), first = TP_DROP_TAIL - at < k ? TP_DROP_TAIL - at : k;
-            put(p, p->tail + at, first);
-            put(p, p->tail, k - first);
+            put_ring(p, off);
         } else { /* older than the ring keeps: from the chunk */
             emit_held(p);
             p->drop_off = p->base;
@@ -167,7 +173,11 @@ void tp_drop_started(tp_parser *p, int32_t call, uint64_t offset)
         if (p->raw.len > skip)
             put(p, p->raw.data + skip, p->raw.len - skip);
         p->raw_on = 0;
-        record_from(p, p->raw_off + (p->raw.len - skip));
+        uint64_t from = p->raw_off + (p->raw.len - skip);
+        if (!p->chunk && from < p->base && p->base - from <= TP_DROP_TAIL)
+            put_ring(p, from); /* a cut-off call: to the end (since its last checkpoint) */
+        else
+            record_from(p, from);
     } else {
         if (call < 0 && p->drop_mark <= offset)
             offset = p->drop_mark; /* the refused call's text, from where it began */
@@ -191,6 +201,7 @@ void tp_drop_end(tp_parser *p, size_t at, size_t back)
     }
     emit_held(p);
     p->drop_on = 0;
+    p->muted = 0; /* a call refused at a checkpoint: its text ended */
 }
 
 void tp_drop_text(tp_parser *p, const uint8_t *s, size_t n)
@@ -276,6 +287,7 @@ void tp_drop_finish(tp_parser *p)
         return;
     emit_held(p);
     p->drop_on = 0;
+    p->muted = 0; /* a call refused at a checkpoint: its text ended */
 }
 
 void tp_drop_held_at_end(tp_parser *p, int code, const uint8_t *s, size_t n)

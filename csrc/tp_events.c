@@ -23,10 +23,55 @@ static tp_event *push_event(tp_parser *p)
     return e;
 }
 
+/* ---- a high surrogate held at the end of escaped argument text ----
+ * tp_json_escape writes a raw high surrogate followed by a low one as the
+ * pair's character. Streamed, the two may come in different pieces: the
+ * high one a piece ends with is held (p->hs) until the next piece. Any
+ * event other than more escaped text of the arguments shows it was lone:
+ * it is written first, escaped, at out[start] (what the caller already
+ * wrote from there moves after it). Returns the caller's new start. */
+static void raw_span(tp_parser *p, int t, int32_t call, size_t start);
+
+static size_t flush_hs(tp_parser *p, size_t start)
+{
+    if (!p->hs_on)
+        return start;
+    p->hs_on = 0;
+    if (p->hs_call < 0) /* (a muted call's: its events are dropped) */
+        return start;
+    size_t len = p->out.len - start;
+    if (tp_buf_reserve(&p->out, 6)) {
+        p->oom = 1;
+        return start;
+    }
+    uint8_t *o = p->out.data + start;
+    memmove(o + 6, o, len);
+    p->out.len = start;
+    if (tp_json_escape(&p->out, p->hs, 3)) { /* (six bytes: reserved) */
+        p->oom = 1;
+        return start;
+    }
+    raw_span(p, TP_EV_ARGS, p->hs_call, start);
+    p->out.len += len;
+    return start + 6;
+}
+
+/* the argument events of a call refused at a checkpoint (tp_raw_checkpoint) */
+static int muted(tp_parser *p, int t, int32_t call, size_t start)
+{
+    if (!p->muted || call >= 0 || (t != TP_EV_ARGS && t != TP_EV_RAW_VALUE))
+        return 0;
+    p->out.len = start;
+    return 1;
+}
+
 void tp_ev_mark(tp_parser *p, int t, int32_t call, size_t start)
 {
+    start = flush_hs(p, start);
     if (p->junk == 6 && t == TP_EV_CALL_END) /* prose inside the call, before its end */
         tp_junk_flush(p);
+    if (muted(p, t, call, start))
+        return;
     tp_event *e = push_event(p);
     if (!e)
         return;
@@ -42,6 +87,13 @@ void tp_ev_mark(tp_parser *p, int t, int32_t call, size_t start)
  * out, merging it into the previous event when that one is contiguous. */
 static void span_event(tp_parser *p, int t, int32_t call, size_t start)
 {
+    raw_span(p, t, call, flush_hs(p, start));
+}
+
+static void raw_span(tp_parser *p, int t, int32_t call, size_t start)
+{
+    if (muted(p, t, call, start))
+        return;
     size_t len = p->out.len - start;
     if (len == 0)
         return;
@@ -76,6 +128,7 @@ void tp_ev_markup(tp_parser *p, uint64_t off, const uint8_t *s, size_t n)
 {
     if (n == 0)
         return;
+    flush_hs(p, p->out.len);
     size_t start = p->out.len;
     if (tp_buf_append(&p->out, s, n)) {
         p->oom = 1;
@@ -99,17 +152,34 @@ void tp_ev_args(tp_parser *p, const uint8_t *s, size_t n) { append_span(p, TP_EV
 
 void tp_ev_args_escaped(tp_parser *p, const uint8_t *s, size_t n)
 {
+    if (p->hs_on && n >= 3 && p->hs_call == p->cur && tp_sur_low(s)) {
+        uint8_t u[4]; /* the held high surrogate and this low one: a pair */
+        tp_sur_pair(p->hs, s, u);
+        p->hs_on = 0;
+        tp_ev_args(p, u, 4);
+        s += 3;
+        n -= 3;
+    }
+    int hold = p->cur >= 0 && n >= 3 && tp_sur_high(s + n - 3);
+    if (hold)
+        n -= 3;
     size_t start = p->out.len;
     if (tp_json_escape(&p->out, s, n)) {
         p->oom = 1;
         return;
     }
-    tp_ev_args_from(p, start);
+    tp_ev_args_from(p, start); /* (writes a high surrogate held before first) */
+    if (hold) {
+        memcpy(p->hs, s + n, 3);
+        p->hs_on = 1;
+        p->hs_call = p->cur;
+    }
 }
 
 static void error_event(tp_parser *p, int code, uint64_t offset, int32_t call,
                         const uint8_t *detail, size_t dlen)
 {
+    flush_hs(p, p->out.len); /* (before the error: the call's arguments) */
     size_t start = p->out.len;
     if (dlen > 256) {
         dlen = 256; /* details are for logs; keep them short */
@@ -134,6 +204,9 @@ static void error_event(tp_parser *p, int code, uint64_t offset, int32_t call,
 void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
                  const uint8_t *detail, size_t dlen)
 {
+    if (p->muted && call < 0)
+        return; /* the call refused at a checkpoint: what its format finds
+                 * in it then is that refusal's dropped text, which runs on */
     tp_junk_flush(p);
     p->junk = 0; /* (prose inside a call: its record ends here) */
     tp_drop_error(p, offset);
@@ -145,6 +218,8 @@ void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,
 void tp_ev_error_bytes(tp_parser *p, int code, uint64_t offset, const uint8_t *detail, size_t dlen,
                        const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 {
+    if (p->muted)
+        return; /* (prose inside a call refused at a checkpoint: its dropped text) */
     tp_drop_error(p, offset);
     error_event(p, code, offset, -1, detail, dlen);
     if (!p->oom)

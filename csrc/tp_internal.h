@@ -104,6 +104,17 @@ void tp_call_unterminated(tp_parser *p);
 void tp_raw_begin(tp_parser *p, const char *marker, size_t mlen, size_t at);
 void tp_raw_end(tp_parser *p);
 void tp_raw_chunk_end(tp_parser *p, const uint8_t *data, size_t n);
+/* At a checkpoint (the end of data[0:n), tp_parser.c): a call not
+ * announced whose raw record outgrew its bound is refused there
+ * (buffer_limit, its text the dropped text, which runs on while the format
+ * reads the call: its argument events are dropped) */
+void tp_raw_checkpoint(tp_parser *p, const uint8_t *data, size_t n);
+/* Feeds are read in pieces that checkpoints end: tp_piece gives the
+ * length of the next piece of s[0:n) (at stream offset `at`); after the
+ * format read a piece s[0:n) ending at offset `end`, before its chunk end
+ * (tp_raw_chunk_end), tp_piece_end runs the checkpoint there, if any. */
+size_t tp_piece(const tp_parser *p, uint64_t at, const uint8_t *s, size_t n);
+void tp_piece_end(tp_parser *p, uint64_t end, const uint8_t *s, size_t n);
 /* a block opener's raw record made no call: prose begins at stream offset
  * `at`: bad_markup, the record up to `at` its dropped text (the whitespace
  * held before the opener: text, unless the record up to `at` is over

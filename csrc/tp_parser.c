@@ -155,7 +155,9 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
     tp_buf_init(&p->callname, p->lim.max_name);
     tp_buf_init(&p->callid, p->lim.max_name);
     tp_buf_init(&p->pending, p->lim.max_buffer);
-    tp_buf_init(&p->raw, p->lim.max_buffer);
+    size_t raw_min = (size_t)TP_RAW_FLOOR + p->lim.max_name;
+    tp_buf_init(&p->raw, p->lim.max_buffer > raw_min ? p->lim.max_buffer : raw_min);
+    p->cp_next = TP_CHECKPOINT;
     tp_buf_init(&p->drop, 2 * TP_DROP_KEEP);
     tp_buf_init(&p->junk_spans, TP_JUNK_SPANS * 2 * sizeof(uint64_t));
     tp_buf_init(&p->ftags, 0);
@@ -196,6 +198,21 @@ static void begin_batch(tp_parser *p)
     }
 }
 
+static void feed_piece(tp_parser *p, const uint8_t *data, size_t n)
+{
+    p->raw_at = 0;
+    p->chunk = data;
+    p->chunk_n = n;
+    p->fmt->feed(p, data, n);
+    if (!p->filtered) /* (a filter runs the checkpoints of its view) */
+        tp_piece_end(p, p->base + n, data, n);
+    tp_raw_chunk_end(p, data, n);
+    if (!p->filtered) /* (a filter keeps the ring of its view) */
+        tp_drop_keep_tail(p, data, n);
+    p->chunk = NULL;
+    p->base += n;
+}
+
 int tp_parser_feed(tp_parser *p, const uint8_t *data, size_t n)
 {
     begin_batch(p);
@@ -208,15 +225,12 @@ int tp_parser_feed(tp_parser *p, const uint8_t *data, size_t n)
      * allocation that fails here fails again where the output needs it */
     if (p->out.cap < n)
         (void)tp_buf_reserve(&p->out, n < (1u << 16) ? n : (1u << 16));
-    p->raw_at = 0;
-    p->chunk = data;
-    p->chunk_n = n;
-    p->fmt->feed(p, data, n);
-    tp_raw_chunk_end(p, data, n);
-    if (!p->filtered) /* (a filter keeps the ring of its view) */
-        tp_drop_keep_tail(p, data, n);
-    p->chunk = NULL;
-    p->base += n;
+    while (n) {
+        size_t k = p->filtered ? n : tp_piece(p, p->base, data, n);
+        feed_piece(p, data, k);
+        data += k;
+        n -= k;
+    }
     return p->oom ? -1 : 0;
 }
 

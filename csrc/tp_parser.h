@@ -73,6 +73,17 @@ typedef struct {
 /* spans of prose inside a call before its announcement kept apart (more
  * join the last one: tp_junk.c) */
 #define TP_JUNK_SPANS 64u
+/* a call's raw record (its text before its announcement) holds at least
+ * this much more than max_name, whatever max_buffer is: more than a format
+ * holds while a marker may still be prose (whitespace runs, a name, a
+ * header), so a record outgrows its bound only inside a call */
+#define TP_RAW_FLOOR (4 * TP_DROP_TAIL)
+/* every stream offset that is a multiple of this (moved to the next
+ * character start) ends a piece of the feed, where a raw record over its
+ * bound is refused (tp_raw_checkpoint): at the same offsets for any
+ * chunking, and close enough that the bytes since the record stopped are
+ * still in the ring */
+#define TP_CHECKPOINT 2048u
 
 enum {
     TP_FLAG_FORWARD_UNKNOWN = 1, /* emit calls to undeclared tools */
@@ -142,8 +153,9 @@ struct tp_parser {
     /* The model's text of a call not announced yet, from its first marker
      * (with the whitespace held before it): if the stream ends before the
      * announcement, it is released as text (tp_raw_*, tp_calls.c). Bounded
-     * by lim.max_buffer (past it, raw_over: the cut-off call is reported
-     * "unterminated" instead). */
+     * by lim.max_buffer, at least TP_RAW_FLOOR + max_name (past it,
+     * raw_over: the call is refused at the next checkpoint, or a cut-off
+     * one reported "unterminated" with its text). */
     tp_buf raw;
     uint8_t raw_on, raw_over;
     size_t raw_at; /* where recording resumes in the chunk being fed */
@@ -199,6 +211,18 @@ struct tp_parser {
     uint8_t junk;
     uint64_t junk_off;
     tp_buf junk_spans;
+    /* a high surrogate (WTF-8) escaped argument text ended with, held until
+     * the next argument text shows whether a low one follows (the pair is
+     * then its character), for any chunking; any other event writes it
+     * escaped first (tp_events.c) */
+    uint8_t hs[3];
+    uint8_t hs_on;
+    int32_t hs_call;
+    /* the next checkpoint (TP_CHECKPOINT); muted: a call refused there
+     * whose format reads on (its argument events are dropped: its bytes
+     * are the refusal's dropped text) until the dropped text ends */
+    uint64_t cp_next;
+    uint8_t muted;
 };
 
 /* Kinds of declared parameters (schema-typed formats; every tp_kind of

@@ -109,21 +109,23 @@ int tp_tools_kind(const tp_tools *t, int id, const uint8_t *name, size_t len, un
 static const char HEX[] = "0123456789abcdef";
 
 /* bytes that may need escaping: controls, '"', '\\', and 0xED (which may
- * begin a lone surrogate) */
+ * begin a lone surrogate); the value is how many bytes its escape adds at
+ * most (a surrogate's three bytes become six) */
 static const uint8_t SPECIAL[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    ['"'] = 1, ['\\'] = 1, [0xED] = 1,
+    5, 5, 5, 5, 5, 5, 5, 5, 1, 1, 1, 5, 1, 1, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
+    ['"'] = 1, ['\\'] = 1, [0xED] = 3,
 };
 
 int tp_json_escape(tp_buf *b, const uint8_t *s, size_t n)
 {
     if (n == 0)
         return 0; /* s may be NULL (an empty buffer): no pointer arithmetic on it */
-    /* pass 1: room for the worst case of each special byte (6 bytes) */
+    /* pass 1: room for what the escapes add at most (proportional: a run
+     * of newlines reserves twice its length, not six times) */
     size_t extra = 0;
     for (size_t i = 0; i < n; i++)
         extra += SPECIAL[s[i]];
-    if (tp_buf_reserve(b, n + 5 * extra))
+    if (tp_buf_reserve(b, n + extra))
         return -1;
     uint8_t *o = b->data + b->len;
     if (extra == 0) {
@@ -155,6 +157,10 @@ int tp_json_escape(tp_buf *b, const uint8_t *s, size_t n)
                 *o++ = (uint8_t)HEX[c >> 4];
                 *o++ = (uint8_t)HEX[c & 0xF];
             }
+        } else if (i + 5 < n && tp_sur_high(s + i) && tp_sur_low(s + i + 3)) {
+            tp_sur_pair(s + i, s + i + 3, o); /* a pair: its character */
+            o += 4;
+            i += 5;
         } else if (i + 2 < n && s[i + 1] >= 0xA0 && s[i + 1] <= 0xBF && (s[i + 2] & 0xC0) == 0x80) {
             /* 0xED: a lone surrogate (surrogatepass input) stays escaped */
             uint32_t cp = 0xD000u | ((uint32_t)(s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3Fu);

@@ -175,8 +175,31 @@ int tp_json_value(tp_json *js, uint32_t max_depth, const uint8_t *raw, size_t n,
 const tp_type_rules *tp_rules_named(const char *family);
 
 /* Appends s[0:n) as JSON string content (json.dumps(s, ensure_ascii=False)
- * without the quotes; lone surrogates in WTF-8 stay \u-escaped). */
+ * without the quotes; lone surrogates in WTF-8 stay \u-escaped, and a high
+ * one right before a low one (a pair written as two sequences, CESU-8, from
+ * surrogatepass input) is the pair's character, as JSON reads their
+ * escapes: canonical, the normalizer's own output). */
 int tp_json_escape(tp_buf *b, const uint8_t *s, size_t n);
+/* s[0:3) is a surrogate in WTF-8: a high one (D800-DBFF) / a low one
+ * (DC00-DFFF); tp_json_escape reads them so wherever they stand */
+static inline int tp_sur_high(const uint8_t *s)
+{
+    return s[0] == 0xED && s[1] >= 0xA0 && s[1] <= 0xAF && (s[2] & 0xC0) == 0x80;
+}
+static inline int tp_sur_low(const uint8_t *s)
+{
+    return s[0] == 0xED && s[1] >= 0xB0 && s[1] <= 0xBF && (s[2] & 0xC0) == 0x80;
+}
+/* the UTF-8 of the character the pair h[0:3) l[0:3) stands for */
+static inline void tp_sur_pair(const uint8_t *h, const uint8_t *l, uint8_t *u)
+{
+    uint32_t cp = 0x10000u + ((uint32_t)(h[1] & 0x0F) << 16) + ((uint32_t)(h[2] & 0x3F) << 10) +
+                  ((uint32_t)(l[1] & 0x0F) << 6) + (l[2] & 0x3Fu);
+    u[0] = (uint8_t)(0xF0 | (cp >> 18));
+    u[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+    u[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+    u[3] = (uint8_t)(0x80 | (cp & 0x3F));
+}
 
 /* Python's reading of text (tp_pytext.c). tp_py_strip: s[0:n) without the
  * whitespace str.strip() removes (*s moved past the leading part; returns

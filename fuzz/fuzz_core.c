@@ -247,24 +247,6 @@ static int rfc8259(const uint8_t *s, size_t n)
 #undef IS_OBJ
 }
 
-/* a high surrogate's escape right before a low one's: what a format that
- * escapes each lone surrogate of its raw text (tp_json_escape) writes for
- * a surrogate pair encoded as two WTF-8 sequences (CESU-8; from
- * surrogatepass input only, never from a tokenizer). It is strict JSON and
- * means the pair's character, which the normalizer writes as UTF-8: not
- * canonical, a known gap outside muse and pythonic (docs/SEMANTICS.md). */
-static int hex_in(uint8_t c, const char *set) { return c && strchr(set, c) != NULL; }
-
-static int escaped_pair(const tp_buf *a)
-{
-    for (size_t k = 0; a->data && k + 12 <= a->len; k++)
-        if (a->data[k] == '\\' && a->data[k + 1] == 'u' && hex_in(a->data[k + 2], "dD") &&
-            hex_in(a->data[k + 3], "89abAB") && a->data[k + 6] == '\\' && a->data[k + 7] == 'u' &&
-            hex_in(a->data[k + 8], "dD") && hex_in(a->data[k + 9], "cdefCDEF"))
-            return 1;
-    return 0;
-}
-
 /* The arguments of a finished call must be strict JSON (RFC 8259) and
  * canonical: normalizing them again gives the same bytes. */
 static void check_args(const tp_buf *a, int32_t call)
@@ -282,7 +264,7 @@ static void check_args(const tp_buf *a, int32_t call)
     CHECK(tp_json_done(&j) && k == a->len,
           "call %d: arguments are not one JSON value (consumed %zu of %zu, err %d): %.*s", call, k,
           a->len, j.err, (int)(a->len > 400 ? 400 : a->len), (const char *)a->data);
-    CHECK((again.len == a->len && memcmp(again.data, a->data, a->len) == 0) || escaped_pair(a),
+    CHECK(again.len == a->len && memcmp(again.data, a->data, a->len) == 0,
           "call %d: arguments not canonical: %.*s", call, (int)(a->len > 400 ? 400 : a->len),
           (const char *)a->data);
     tp_buf_free(&again);
@@ -292,11 +274,6 @@ static void check_args(const tp_buf *a, int32_t call)
  * filter takes tags out, trinity, records what its engine read instead) */
 static const uint8_t *g_input;
 static int g_filtered;
-/* small limits: a refused call whose text before its error outgrew
- * max_buffer and the 4 KiB ring has its dropped text complete one-shot
- * but not streamed (a known gap, docs/SEMANTICS.md "Dropped text"): its
- * Dropped events are checked to be the input's bytes, not compared */
-static int g_small;
 
 static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t total, int check_utf8)
 {
@@ -380,11 +357,6 @@ static void add_event(trace *t, const tp_event *e, const uint8_t *out, uint64_t 
     default:
         CHECK(0, "unknown event type %d", e->type);
     }
-    /* (g_small: the gap above, checked for bounds, left out of the
-     * comparison; trinity's dropped text, its filter's view, is compared:
-     * check_tiled finds it in the view at its offset) */
-    if (e->type == TP_EV_DROPPED && g_small)
-        return;
     /* merged record */
     if (t->n) {
         rec *last = &t->r[t->n - 1];
@@ -530,7 +502,6 @@ static void run(trace *t, const tp_format *fmt, uint8_t opts, const uint8_t *s, 
     tp_parser p;
     tp_limits lim;
     tp_limits_default(&lim);
-    g_small = (opts & 4) != 0;
     if (opts & 4) { /* small limits reach the limit paths with short inputs */
         lim.max_buffer = 64;
         lim.max_depth = 8;
@@ -779,14 +750,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         run(&streamed, fmt, opts, s, n, 2, 4 * (size_t)(ch & 63) + 1, ch, utf8);
     compare(&one, &streamed);
-    if (!g_small && g_filtered) { /* trinity: its view of the input tiles */
+    if (g_filtered) { /* trinity: its view of the input tiles */
         uint8_t *view = malloc(n + 1);
         size_t *rm = malloc((n + 1) * sizeof(size_t));
         must(view && rm);
         check_tiled(&one, view, think_view(s, n, view, rm), rm);
         free(view);
         free(rm);
-    } else if (!g_small && !untiled(fmt->name)) {
+    } else if (!untiled(fmt->name)) {
         check_tiled(&one, s, n, NULL);
     }
     trace_free(&one);

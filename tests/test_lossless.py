@@ -1005,6 +1005,21 @@ DROPPED = [
      + M3NS + "</invoke>\n" + M3NS + "</tool_call> ok", {"max_buffer": 64}, "Go. ok", [("f", '{"a": ', False)],
      [("buffer_limit", "\u4e2d" + " \u4e2d" * 19 + ">1" + M3NS + "</item>" + M3NS + "</a>" + M3NS + "</invoke>\n" + M3NS
        + "</tool_call>")]),
+    # a call cut off before its announcement whose text is longer than
+    # max_buffer: its text is text (the raw record holds at least
+    # TP_RAW_FLOOR + max_name bytes, more than any marker that may still be
+    # prose; it was only reported, its bytes in nothing: small-limit fuzz
+    # runs, which skipped the tiling check)
+    ("cut-off-call-text-over-max-buffer-is-text", "hunyuan_os",
+     "pre <tool_calls:opensource>\n<tool_call:opensource>get_weather<tool_sep:opensource>\n<arg_key:opensource>",
+     {"max_buffer": 64, "max_name": 16},
+     "pre <tool_calls:opensource>\n<tool_call:opensource>get_weather<tool_sep:opensource>\n<arg_key:opensource>",
+     [], [("unterminated", "")]),
+    ("cut-off-json-call-blanks-over-max-buffer-is-text", "qwen25", 'Go.<tool_call>\n{"name": "f",' + " " * 80,
+     {"max_buffer": 64}, 'Go.<tool_call>\n{"name": "f",' + " " * 80, [], [("unterminated", "")]),
+    # a refused element whose text before its name is longer than max_buffer
+    ("refused-element-blanks-over-max-buffer", "jsonarray", 'Hi [{"name":' + " " * 100 + '"nope", "parameters": {}}] ok',
+     {"max_buffer": 64}, "Hi ok", [], [("unknown_tool", ' [{"name":' + " " * 100 + '"nope", "parameters": {}}]')]),
 ]
 
 
@@ -1278,12 +1293,91 @@ def test_opener_record_at_the_limit_is_the_same_for_every_chunking():
 
 def test_harmony_header_over_max_buffer_is_the_same_for_every_chunking():
     """A message header whose record (with the blanks held before its
-    token) is over max_buffer by its <|message|> is over for every chunking:
-    its bytes are not kept as Markup (streamed, a chunk end found the record
-    over; one-shot none came: random-seed fuzz finding, small limits)."""
+    token) is longer than max_buffer by its <|message|> is Markup with those
+    blanks for every chunking (the record holds at least TP_RAW_FLOOR +
+    max_name bytes; streamed, a chunk end once found it over and one-shot
+    none came: random-seed fuzz finding, small limits; later its framing
+    was no Markup, bytes in nothing)."""
     text = ("text" + " " * 40 + "<|channel|>analysis<|message|>think<|end|>"
             "<|start|>assistant<|channel|>final<|message|>Done")
     one = StreamParser("gpt_oss", TOOL_NAMES, markup=True, max_buffer=64).parse_all(text)
-    assert not any(type(e) is Markup and e.offset == 4 for e in one)
+    assert Markup(4, " " * 40 + "<|channel|>analysis<|message|>") in one
     for chunks in list(every_split(text)) + [list(text)]:
         assert merge(stream_events("gpt_oss", chunks, TOOL_NAMES, max_buffer=64)) == merge(one), chunks
+
+
+# ---- a surrogate pair written as two encoded surrogates (CESU-8) ----------
+# A str made with surrogatepass may hold a pair as two lone surrogates. JSON
+# reads a high surrogate's escape followed by a low one's as the pair's
+# character, so a format that writes raw text as JSON string content writes
+# the pair as that character (canonical: the normalizer's own output for
+# the two escapes); lone ones stay escapes. Streamed, the two may come in
+# different chunks: the same arguments at every split.
+CESU = "\ud83d\ude00"
+CESU_ARGS = {"a": "x" + CESU + "y", "b": CESU + "\ud83dz\ude00\ud83d"}
+CESU_EXPECTED = '{"a": "x\U0001F600y", "b": "\U0001F600\\ud83dz\\ude00\\ud83d"}'
+
+
+@pytest.mark.parametrize("fmt", [f for f in RENDERED if not spec(f).json_args])
+def test_cesu8_pair_in_raw_text_is_its_character(fmt):
+    text = spec(fmt).response("Hi ", [("f", json.dumps(CESU_ARGS, ensure_ascii=False))], " ok")
+    one = replay(fmt, text, TOOL_NAMES)
+    assert calls_of(one) == [("f", CESU_EXPECTED, True)]
+
+
+def test_cesu8_pair_in_a_dsml_key_and_non_json_value():
+    """DSML keys and string="false" values that are no JSON value are
+    written by the same escaper (they kept raw surrogates as they were)."""
+    text = ("<\uff5cDSML\uff5cfunction_calls>\n<\uff5cDSML\uff5cinvoke name=\"f\">\n<\uff5cDSML\uff5cparameter name=\"k"
+            + CESU + "\" string=\"false\">v" + CESU + "\ud83d</\uff5cDSML\uff5cparameter>\n</\uff5cDSML\uff5cinvoke>\n"
+            + "</\uff5cDSML\uff5cfunction_calls>")
+    one = replay("deepseekv32", text, TOOL_NAMES)
+    assert calls_of(one) == [("f", '{"k\U0001F600": "v\U0001F600\\ud83d"}', True)]
+
+
+# ---- a call's text before its announcement longer than max_buffer --------
+# Held in the call's raw record (bounded: max_buffer, at least
+# TP_RAW_FLOOR + max_name bytes) until the call is announced, refused or
+# cut off. A record over its bound is refused at the next checkpoint (a
+# stream offset every 2 KiB, the same for any chunking): buffer_limit, its
+# text the dropped text from its first marker on, streamed as it goes, up
+# to where the format reads again. Every format, names declared or not,
+# cut off or not: the same streamed and one-shot, every byte accounted for
+# (streamed, the bytes between the record's end and the chunk were missing
+# from the dropped text; cut off, they were in nothing).
+LONG_RUN = 20000
+
+
+def _long_run_cases(fmt):
+    s = spec(fmt)
+    for name in ("f", "nope"):
+        full = s.response("Hi. ", [(name, '{"a": 1}')], " Bye.")
+        call_at = len("Hi. ")
+        for i in range(call_at + 1, len(full) - 5, 3):
+            for cut in (False, True):
+                text = full[:i] + " " * LONG_RUN + full[i:]
+                yield text[:i + LONG_RUN + 2] if cut else text
+
+
+@pytest.mark.parametrize("fmt", RENDERED)
+def test_call_text_over_max_buffer_is_accounted_for(fmt):
+    for opts in ({"max_buffer": 64}, {}):
+        for text in _long_run_cases(fmt):
+            one = stream_events(fmt, [text], TOOL_NAMES, **opts)
+            check_tiled(fmt, utf8(text), one)
+            for size in (997, 4099):
+                chunks = [text[k:k + size] for k in range(0, len(text), size)]
+                events = stream_events(fmt, chunks, TOOL_NAMES, **opts)
+                assert collect(events) == collect(one), (fmt, opts, text[:80], size)
+                check_tiled(fmt, utf8(text), events)
+
+
+def test_call_refused_where_its_text_outgrew_max_buffer():
+    """The refusal: buffer_limit at the first checkpoint past the bound,
+    the whole call its dropped text, no CallStart."""
+    text = 'Go.<tool_call>\n{"name": "f",' + " " * LONG_RUN + '"arguments": {"a": 1}}\n</tool_call> ok'
+    for chunks in ([text], [text[k:k + 1000] for k in range(0, len(text), 1000)], list(text)):
+        r = collect(stream_events("qwen25", chunks, TOOL_NAMES, max_buffer=64))
+        assert (r.text, r.calls) == ("Go. ok", [])
+        assert [(e.code, e.offset, e.raw_offset, e.raw) for e in r.errors] == [
+            ("buffer_limit", 18432, 3, text[3:-3])]
