@@ -1288,15 +1288,32 @@ cdef object _model(model, tuple values):
     return model(*values)
 
 
+cdef int _declared(list tools, name) except -2:
+    """Whether a tool of `tools` (tool models) has the non-empty str name
+    `name` (`.function.name`), read up to the first that has it; -1 when a
+    tool read before it is a dict or has no such name (the caller's
+    general path decides)."""
+    for tool in tools:
+        if type(tool) is dict:
+            return -1
+        tname = getattr(getattr(tool, "function", None), "name", None)
+        if type(tname) is not str or not tname:
+            return -1
+        if tname == name:
+            return 1
+    return 0
+
+
 def plain_result(tuple found not None, tools, item, result):
     """SGLang's detect_and_parse result for a reply whose parse_plain fold
     `found` ((text, calls, changed), calls not empty) the request's tools
-    take as it is: `tools` a list of tool models, none a dict, each with a
-    non-empty str `.function.name`; every call named in that list by the
-    model's own `NAME:IDX` id (or no id). Then result(text, [item(index,
-    name, arguments), ...]); None when any of that does not hold (the
-    caller's general path decides). What declares_all and the adapter's
-    loop give, in one call."""
+    take as it is: `tools` a list of tool models; every call named in that
+    list by the model's own `NAME:IDX` id (or no id), as declares_all
+    decides it: one or two calls each looked up in the list up to the tool
+    that names it (every tool before it a model with a non-empty str
+    `.function.name`), more in the set of all names (every tool such a
+    model). Then result(text, [item(index, name, arguments), ...]); None
+    when any of that does not hold (the caller's general path decides)."""
     cdef list calls = found[1]
     cdef list items
     cdef set names
@@ -1307,17 +1324,23 @@ def plain_result(tuple found not None, tools, item, result):
         cid = call[3]
         if cid is not None and (type(cid) is not str or ":" not in <str>cid):
             return None  # a bare counter: its tool is inferred from the tools
-    names = set()
-    for tool in tools:
-        if type(tool) is dict:
-            return None
-        name = getattr(getattr(tool, "function", None), "name", None)
-        if type(name) is not str or not name:
-            return None
-        names.add(name)
+    if len(calls) <= 2:
+        for call in calls:
+            if _declared(<list>tools, call[1]) != 1:
+                return None
+    else:
+        names = set()
+        for tool in tools:
+            if type(tool) is dict:
+                return None
+            name = getattr(getattr(tool, "function", None), "name", None)
+            if type(name) is not str or not name:
+                return None
+            names.add(name)
+        for call in calls:
+            if call[1] not in names:
+                return None
     items = []
     for call in calls:
-        if call[1] not in names:
-            return None
         items.append(_model(item, (call[0], call[1], call[2])))
     return _model(result, (found[0], items))

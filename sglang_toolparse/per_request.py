@@ -28,6 +28,7 @@ Imports neither SGLang nor pydantic.
 from __future__ import annotations
 
 import enum
+import inspect
 import marshal
 import re
 import threading
@@ -37,7 +38,8 @@ from typing import Any, Dict, Optional, Tuple
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS, compiled_tools
 from sglang_toolparse.tool_specs import usable_tools
 
-__all__ = ["builtin_attr", "declared_names", "declares_all", "prototype", "request_tools", "start_from", "state_of"]
+__all__ = ["builtin_attr", "declared_names", "declares_all", "fast_init", "prototype", "request_tools",
+           "restore_init", "start_from", "state_of"]
 
 # ---- the builtin detector's state, from a prototype --------------------------
 
@@ -96,6 +98,49 @@ def prototype(cls: type, mixin: type) -> Optional[_Proto]:
     except KeyError:
         proto = _protos[cls] = _prototype(cls, mixin)
         return proto
+
+
+def _takes_nothing(init: Any) -> bool:
+    try:
+        params = list(inspect.signature(init).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    return len(params) == 1 and params[0].kind in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD)
+
+
+# classes fast_init has decided on (as _protos, classes are kept)
+_init_decided: set = set()
+
+
+def fast_init(cls: type, mixin: type) -> None:
+    """Once `cls`'s detectors start from a prototype (`mixin.__init__` found
+    one): give `cls` object's own `__init__` when that is all its
+    construction does, so SGLang's `detector_class()` per request runs no
+    Python code. Only for a class whose `__init__` is `mixin`'s, that has
+    no subclass (they would inherit it; the mixin gives a later one its
+    `__init__` back: restore_init), and whose builtin `__init__` (the next
+    in the MRO) takes no arguments: a call with arguments is then refused
+    (TypeError) as the builtin refuses it, instead of reaching it. The
+    signature SGLang inspects for a `tokenizer` parameter is the builtin's:
+    `()`."""
+    if cls in _init_decided:
+        return
+    _init_decided.add(cls)
+    if cls.__dict__.get("__init__", mixin.__init__) is not mixin.__init__ or \
+            getattr(cls, "__init__", None) is not mixin.__init__ or cls.__subclasses__():
+        return
+    mro = cls.__mro__
+    builtin = next((k.__dict__["__init__"] for k in mro[mro.index(mixin) + 1:] if "__init__" in k.__dict__), None)
+    if builtin is None or builtin is object.__init__ or _takes_nothing(builtin):
+        cls.__init__ = object.__init__  # type: ignore[misc]
+
+
+def restore_init(cls: type, mixin: type) -> None:
+    """For a new subclass of `mixin`: `mixin.__init__` where it would
+    inherit the `object.__init__` fast_init gave a base class (each class
+    finds its own prototype)."""
+    if "__init__" not in cls.__dict__ and getattr(cls, "__init__", None) is object.__init__:
+        cls.__init__ = mixin.__init__  # type: ignore[misc]
 
 
 def start_from(obj: Any, proto: _Proto) -> None:

@@ -20,8 +20,8 @@ from sglang_toolparse._core import StreamParser as _CoreParser
 from sglang_toolparse._core import find_token, parse_plain, plain_result, starts_call
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS
 from sglang_toolparse.per_request import _protos as _PROTOS
-from sglang_toolparse.per_request import (builtin_attr, declared_names, declares_all, prototype, request_tools,
-                                          start_from, state_of)
+from sglang_toolparse.per_request import (builtin_attr, declared_names, declares_all, fast_init, prototype,
+                                          request_tools, restore_init, start_from, state_of)
 from sglang_toolparse.result_models import parse_result as _spr
 from sglang_toolparse.result_models import tool_call_item as _tci
 
@@ -170,6 +170,7 @@ class NativeDetectorMixin:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        restore_init(cls, NativeDetectorMixin)
         cls._tp_set_markers(cls, cls._tp_format, cls._tp_markers)
 
     @staticmethod
@@ -194,6 +195,12 @@ class NativeDetectorMixin:
             super().__init__(*args, **kwargs)
             for name, make in self._tp_own.items():
                 setattr(self, name, make())
+        else:
+            # nothing to set up: the class's next detectors skip this call
+            # (object's __init__, ~0.2 us less per request), when the
+            # builtin's own __init__ takes no arguments either (what SGLang
+            # passes is then refused as the builtin refuses it)
+            fast_init(type(self), NativeDetectorMixin)
 
     # per detector, set when first needed (class-level None until then):
     # the stream's parser, and (text, has_tool_call(text), parsing gives

@@ -128,9 +128,15 @@ def test_plain_result_is_declares_all_then_the_items():
         (("hi", [(0, "get", "{}", "3")], True), tools),  # a bare counter id: inferred from the tools
         (("hi", calls, True), tuple(tools)),  # not a list
         (("hi", calls, True), [{"function": {"name": "get"}}, _Tool("put")]),  # a dict
-        (("hi", calls, True), tools + [_Tool("")]),  # an unusable tool
-        (("hi", calls, True), tools + [object()]),
+        (("hi", calls, True), [_Tool("")] + tools),  # an unusable tool before the call's
+        (("hi", calls, True), [object()] + tools),
+        (("hi", calls * 2, True), tools + [_Tool("")]),  # more than two calls: every tool read
         (("hi", [], False), tools),  # no call
     ]
     for found, tl in undecided:
         assert _core.plain_result(found, tl, triple, pair) is None, (found, tl)
+    # one or two calls: the list is read up to the tools that name them, as declares_all reads it
+    for tl in (tools + [_Tool("")], tools + [object()], tools + [{"function": {"name": "x"}}]):
+        assert declares_all("kimi_k2", tl, calls)
+        assert _core.plain_result(("hi", calls, True), tl, lambda *v: v, lambda *v: v) == \
+            ("hi", [(0, "get", '{"a": 1}'), (1, "put", "{}")])

@@ -445,3 +445,38 @@ def test_result_models_equal_validated_ones(monkeypatch):
     assert r.model_dump(exclude_unset=True) == v.model_dump(exclude_unset=True)
     monkeypatch.setattr(rm, "_plain_model", lambda cls, fields: False)
     assert rm._checked() is None
+
+
+def test_fast_init_runs_no_python_per_detector():
+    """Once a class's detectors start from its prototype, the class takes
+    object's __init__ (SGLang's `detector_class()` runs no Python code);
+    its signature stays the builtin's, arguments are refused as the
+    builtin refuses them, and a subclass made afterwards finds its own
+    prototype (its builtin attributes read as before)."""
+    import inspect
+
+    from sglang.srt.function_call.kimik2_detector import KimiK2Detector
+
+    base = type("K2Fast", (ad.NativeDetectorMixin, KimiK2Detector), {"_tp_format": "kimi_k2",
+                                                                      "_tp_markers": ad.KimiK2NativeDetector._tp_markers})
+    assert base.__init__ is ad.NativeDetectorMixin.__init__
+    first = base()
+    assert base.__init__ is object.__init__
+    assert str(inspect.signature(base)) == str(inspect.signature(KimiK2Detector)) == "()"
+    with pytest.raises(TypeError):
+        base(None)
+    for d in (first, base()):
+        assert d.bot_token == KimiK2Detector().bot_token and d.prev_tool_call_arr == []
+        assert isinstance(d.streamed_args_for_tool, ad.StreamedArgs)
+        assert d.has_tool_call("<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0"
+                               "<|tool_call_argument_begin|>{}<|tool_call_end|>")
+    sub = type("K2FastSub", (base,), {})
+    assert sub.__init__ is ad.NativeDetectorMixin.__init__
+    s = sub()
+    assert s.tool_call_start_token == "<|tool_call_begin|>" and s.prev_tool_call_arr == []
+    # a class that has subclasses when its first detector is made keeps its __init__
+    parent = type("K2Parent", (ad.NativeDetectorMixin, KimiK2Detector), {"_tp_format": "kimi_k2"})
+    child = type("K2Child", (parent,), {})
+    parent()
+    assert parent.__init__ is ad.NativeDetectorMixin.__init__
+    assert child().bot_token == "<|tool_calls_section_begin|>"
