@@ -161,23 +161,75 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
     return 0;
 }
 
+/* The parser's buffers: what tp_parser_free frees and tp_parser_reset
+ * keeps the memory of (a buffer added to tp_parser goes here). */
+#define TP_NBUFS 10
+static void parser_bufs(tp_parser *p, tp_buf *b[TP_NBUFS])
+{
+    b[0] = &p->out;
+    b[1] = &p->ws;
+    b[2] = &p->name;
+    b[3] = &p->key;
+    b[4] = &p->callname;
+    b[5] = &p->callid;
+    b[6] = &p->pending;
+    b[7] = &p->raw;
+    b[8] = &p->drop;
+    b[9] = &p->ftags;
+}
+
+/* What the parser owns besides its buffers and event array. */
+static void free_owned(tp_parser *p)
+{
+    tp_tools_free(&p->own);
+    p->shared = NULL;
+}
+
 void tp_parser_free(tp_parser *p)
 {
+    tp_buf *b[TP_NBUFS];
     free(p->ev);
     p->ev = NULL;
     p->nev = p->evcap = 0;
-    tp_buf_free(&p->out);
-    tp_buf_free(&p->ws);
-    tp_buf_free(&p->name);
-    tp_buf_free(&p->key);
-    tp_buf_free(&p->callname);
-    tp_buf_free(&p->callid);
-    tp_buf_free(&p->pending);
-    tp_buf_free(&p->raw);
-    tp_buf_free(&p->drop);
-    tp_buf_free(&p->ftags);
-    tp_tools_free(&p->own);
-    p->shared = NULL;
+    parser_bufs(p, b);
+    for (size_t i = 0; i < TP_NBUFS; i++)
+        tp_buf_free(b[i]);
+    free_owned(p);
+}
+
+int tp_parser_reset(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags)
+{
+    tp_buf *b[TP_NBUFS];
+    tp_buf kept[TP_NBUFS];
+    tp_event *ev = p->ev;
+    size_t evcap = p->evcap;
+    if (evcap > 1024) { /* as begin_batch: a huge batch's array is not kept */
+        free(ev);
+        ev = NULL;
+        evcap = 0;
+    }
+    parser_bufs(p, b);
+    for (size_t i = 0; i < TP_NBUFS; i++) {
+        b[i]->len = 0;
+        tp_buf_shrink(b[i], TP_RESET_KEEP);
+        kept[i] = *b[i];
+    }
+    free_owned(p);
+    p->ev = NULL;
+    if (tp_parser_init(p, fmt, lim, flags) != 0) {
+        free(ev);
+        for (size_t i = 0; i < TP_NBUFS; i++)
+            tp_buf_free(&kept[i]);
+        return -1;
+    }
+    p->ev = ev;
+    p->evcap = evcap;
+    parser_bufs(p, b);
+    for (size_t i = 0; i < TP_NBUFS; i++) {
+        b[i]->data = kept[i].data;
+        b[i]->cap = kept[i].cap;
+    }
+    return 0;
 }
 
 /* ---- feeding ---- */

@@ -1082,7 +1082,7 @@ def starts_call(str format not None, text, Py_ssize_t pos=0):
     cdef Py_ssize_t n, start, end, at, first
     cdef size_t step = 32
     cdef bytes keep
-    cdef tp_parser p
+    cdef tp_parser *p
     cdef int found = 0
     if fmt == NULL:
         raise ValueError("unknown format %r; known: %s" % (format, ", ".join(formats())))
@@ -1095,35 +1095,78 @@ def starts_call(str format not None, text, Py_ssize_t pos=0):
     keep = _utf8_view(text, &data, &n)
     start = pos if PyUnicode_IS_ASCII(text) else _utf8_index(data, n, pos)
     # `text` (or `keep`) is held by this frame while the core reads `data`
-    if tp_parser_init(&p, fmt, NULL, TP_FLAG_ACCEPT_ANY) != 0:
-        raise MemoryError()
+    p = _oneshot_take(fmt)
     try:
         at = 0
         if start > 0:
-            if tp_parser_feed(&p, data, <size_t>start) != 0:
+            if tp_parser_feed(p, data, <size_t>start) != 0:
                 raise MemoryError()
-            found = _text_differs(&p, data, n, &at)
+            found = _text_differs(p, data, n, &at)
         first = start
         while start < n and not found:
             end = start + <Py_ssize_t>step if <size_t>(n - start) > step else n
             while end < n and (data[end] & 0xC0) == 0x80:  # whole characters
                 end += 1
-            if tp_parser_feed(&p, data + start, <size_t>(end - start)) != 0:
+            if tp_parser_feed(p, data + start, <size_t>(end - start)) != 0:
                 raise MemoryError()
-            found = _text_differs(&p, data, n, &at)
+            found = _text_differs(p, data, n, &at)
             start = end
             if end - first > 512:  # small pieces while a call's header could be read, then growing ones
                 step *= 2
         if not found:
-            if tp_parser_finish(&p) != 0:
+            if tp_parser_finish(p) != 0:
                 raise MemoryError()
-            found = _text_differs(&p, data, n, &at) or at != n
+            found = _text_differs(p, data, n, &at) or at != n
         return bool(found)
     finally:
-        tp_parser_free(&p)
+        _oneshot_give(p)
 
 
 # ---- one-shot with every name accepted (SGLang's has_tool_call + parse) -----
+
+# One parser kept for the one-shot looks below (parse_plain, starts_call):
+# each takes it reset (tp_parser_reset: its buffers' memory kept, nothing
+# allocated per text) unless it is in use (a parse that ran Python code, a
+# finalizer or another thread, which parses again): that one gets a parser
+# of its own, as every parse did before. Taking and giving back run no
+# Python code in between (the GIL makes them one step).
+cdef tp_parser *_oneshot_p = NULL
+cdef bint _oneshot_busy = False
+
+
+cdef tp_parser *_oneshot_take(const tp_format *fmt) except NULL:
+    """A parser for `fmt` with every name accepted: the kept one (reset),
+    else a new one; given back with _oneshot_give."""
+    global _oneshot_p, _oneshot_busy
+    cdef tp_parser *p
+    if not _oneshot_busy and _oneshot_p != NULL:
+        if tp_parser_reset(_oneshot_p, fmt, NULL, TP_FLAG_ACCEPT_ANY) != 0:
+            PyMem_Free(_oneshot_p)
+            _oneshot_p = NULL
+            raise MemoryError()
+        _oneshot_busy = True
+        return _oneshot_p
+    p = <tp_parser *>PyMem_Malloc(sizeof(tp_parser))
+    if p == NULL:
+        raise MemoryError()
+    if tp_parser_init(p, fmt, NULL, TP_FLAG_ACCEPT_ANY) != 0:
+        PyMem_Free(p)
+        raise MemoryError()
+    if not _oneshot_busy and _oneshot_p == NULL:  # the first: kept from now on
+        _oneshot_p = p
+        _oneshot_busy = True
+    return p
+
+
+cdef void _oneshot_give(tp_parser *p) noexcept:
+    global _oneshot_busy
+    if p == _oneshot_p:
+        _oneshot_busy = False
+    else:
+        tp_parser_free(p)
+        PyMem_Free(p)
+
+
 
 cdef int _plain_batch(tp_parser *p, list text, list calls, list args, list cur,
                       const uint8_t *data, Py_ssize_t n, Py_ssize_t *at, bint *changed) except -1:
@@ -1131,9 +1174,9 @@ cdef int _plain_batch(tp_parser *p, list text, list calls, list args, list cur,
     arguments, id) of each complete call); `cur` holds the open call's
     [name, id], `args` its argument pieces. Returns 1 when the batch holds
     an event this fold does not take (an error, a raw value):
-    the caller then parses by events. `p` is this call's own parser on the
-    C stack: no other code can reach it, so Python code run by an
-    allocation here (a finalizer) cannot move the memory read."""
+    the caller then parses by events. `p` is this call's own parser (on
+    loan from _oneshot_take): no other code can reach it, so Python code
+    run by an allocation here (a finalizer) cannot move the memory read."""
     cdef size_t k, nev
     cdef const tp_event *ev
     cdef const uint8_t *out
@@ -1189,7 +1232,7 @@ def parse_plain(str format not None, text):
     cdef const uint8_t *data
     cdef Py_ssize_t n, at = 0
     cdef bytes keep
-    cdef tp_parser p
+    cdef tp_parser *p
     cdef bint changed = False
     cdef list pieces = [], calls = [], args = [], cur = [None, None]
     if fmt == NULL:
@@ -1200,19 +1243,18 @@ def parse_plain(str format not None, text):
         text = PyUnicode_FromObject(text)
     keep = _utf8_view(text, &data, &n)
     # `text` (or `keep`) is held by this frame while the core reads `data`
-    if tp_parser_init(&p, fmt, NULL, TP_FLAG_ACCEPT_ANY) != 0:
-        raise MemoryError()
+    p = _oneshot_take(fmt)
     try:
-        if tp_parser_feed(&p, data, <size_t>n) != 0:
+        if tp_parser_feed(p, data, <size_t>n) != 0:
             raise MemoryError()
-        if _plain_batch(&p, pieces, calls, args, cur, data, n, &at, &changed):
+        if _plain_batch(p, pieces, calls, args, cur, data, n, &at, &changed):
             return None
-        if tp_parser_finish(&p) != 0:
+        if tp_parser_finish(p) != 0:
             raise MemoryError()
-        if _plain_batch(&p, pieces, calls, args, cur, data, n, &at, &changed):
+        if _plain_batch(p, pieces, calls, args, cur, data, n, &at, &changed):
             return None
     finally:
-        tp_parser_free(&p)
+        _oneshot_give(p)
     if at != n:
         changed = True
     return ("".join(pieces) if len(pieces) != 1 else pieces[0]), calls, changed

@@ -106,6 +106,7 @@ cdef extern from "tp_parser.h" nogil:
     void tp_limits_default(tp_limits *lim)
     int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags)
     void tp_parser_free(tp_parser *p)
+    int tp_parser_reset(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags)
     int tp_parser_add_tool(tp_parser *p, const uint8_t *name, size_t len)
     int tp_parser_add_param(tp_parser *p, int tool_id, const uint8_t *name, size_t len, int kind)
     int tp_parser_feed(tp_parser *p, const uint8_t *data, size_t n)

@@ -140,3 +140,67 @@ def test_plain_result_is_declares_all_then_the_items():
         assert declares_all("kimi_k2", tl, calls)
         assert _core.plain_result(("hi", calls, True), tl, lambda *v: v, lambda *v: v) == \
             ("hi", [(0, "get", '{"a": 1}'), (1, "put", "{}")])
+
+
+def _plain_cases():
+    from format_table import seed_responses
+
+    for fmt in ("kimi_k2", "qwen25", "deepseekv31", "llama3"):
+        for text in list(seed_responses(fmt))[:6] + ["plain prose", "<tool_call>\n{\"name\": \"f\", \"argu"]:
+            yield fmt, text
+
+
+def test_one_shot_parser_is_reused_safely():
+    """parse_plain and starts_call parse with one kept parser (reset, its
+    memory kept): the same answers one after another, across formats, after
+    a parse that stopped early, from a parse started while another holds it
+    (a finalizer run by an allocation inside a parse), and from threads."""
+    import gc
+    import threading
+
+    cases = list(_plain_cases())
+    want = [(_core.StreamParser(fmt, None).parse_all(text), fmt, text) for fmt, text in cases]
+    first = [(_core.parse_plain(fmt, text), _core.starts_call(fmt, text)) for fmt, text in cases]
+    for _ in range(2):
+        assert [(_core.parse_plain(fmt, text), _core.starts_call(fmt, text)) for fmt, text in cases] == first
+    for (plain, _), (events, fmt, text) in zip(first, want):
+        if plain is not None:
+            assert plain[0] == "".join(ev.text for ev in events if type(ev) is _core.Text), (fmt, text)
+
+    inner = []
+
+    class Nested:
+        def __del__(self):
+            inner.append([_core.parse_plain(fmt, text) for fmt, text in cases])
+            if len(inner) < 40:  # more garbage: the next collection runs another one
+                b = Nested()
+                b.me = b
+
+    old = gc.get_threshold()
+    gc.set_threshold(1)  # a collection (and a finalizer) at almost any allocation inside a parse
+    try:
+        for _ in range(3):
+            a = Nested()
+            a.me = a  # a cycle: freed by the collector, mid-parse
+            del a
+            assert [_core.parse_plain(fmt, text) for fmt, text in cases] == [p for p, _ in first]
+    finally:
+        gc.set_threshold(*old)
+        gc.collect()
+    assert len(inner) >= 10 and all(got == [p for p, _ in first] for got in inner)
+
+    errors = []
+
+    def work():
+        try:
+            for _ in range(20):
+                assert [_core.parse_plain(fmt, text) for fmt, text in cases] == [p for p, _ in first]
+        except AssertionError as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
