@@ -8,6 +8,7 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from cpython.object cimport Py_TYPE, PyObject, PyTypeObject, descrsetfunc, newfunc
 from cpython.set cimport PySet_New
+from cpython.contextvars cimport get_value, PyContextVar_Set
 from libc.stdint cimport uint8_t, int32_t, uint32_t
 from libc.string cimport memchr, memcmp
 
@@ -996,13 +997,18 @@ def find_token(str text not None, str token not None, Py_ssize_t start=0):
     compare at each occurrence: CPython's own search for a short string of
     several characters through a text that lacks it reads the text several
     times slower (2 KB of prose: ~1.5 us for `<|` against ~0.05 us)."""
+    if start < 0:
+        raise ValueError("start must be >= 0")
+    return _find_token(text, token, start)
+
+
+cdef Py_ssize_t _find_token(str text, str token, Py_ssize_t start) except -2:
+    """find_token (text and token not None, start >= 0)."""
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), m = PyUnicode_GET_LENGTH(token)
     cdef const char *s
     cdef const char *t
     cdef const char *hit
     cdef const char *end
-    if start < 0:
-        raise ValueError("start must be >= 0")
     if m == 0 or start > n or PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND \
             or PyUnicode_KIND(token) != PyUnicode_1BYTE_KIND:
         return text.find(token, start)
@@ -1077,6 +1083,11 @@ def starts_call(str format not None, text, Py_ssize_t pos=0):
     first marker begins, for SGLang's has_tool_call) is fed in one piece,
     the rest in small, then growing pieces, stopping at the first call
     event: a long argument is not read. No event object is built."""
+    return _starts_call(format, text, pos)
+
+
+cdef bint _starts_call(str format, text, Py_ssize_t pos) except -1:
+    """starts_call (format not None)."""
     cdef const tp_format *fmt = _find_format(format)
     cdef const uint8_t *data
     cdef Py_ssize_t n, start, end, at, first
@@ -1117,7 +1128,7 @@ def starts_call(str format not None, text, Py_ssize_t pos=0):
             if tp_parser_finish(p) != 0:
                 raise MemoryError()
             found = _text_differs(p, data, n, &at) or at != n
-        return bool(found)
+        return found != 0
     finally:
         _oneshot_give(p)
 
@@ -1228,6 +1239,11 @@ def parse_plain(str format not None, text):
     call): the caller then takes StreamParser.parse_all's events, which
     carry it. Gives what parse_all(text) of StreamParser(format, None)
     gives."""
+    return _parse_plain(format, text)
+
+
+cdef object _parse_plain(str format, text):
+    """parse_plain (format not None)."""
     cdef const tp_format *fmt = _find_format(format)
     cdef const uint8_t *data
     cdef Py_ssize_t n, at = 0
@@ -1386,3 +1402,95 @@ def plain_result(tuple found not None, tools, item, result):
     for call in calls:
         items.append(_model(item, (call[0], call[1], call[2])))
     return _model(result, (found[0], items))
+
+
+cdef Py_ssize_t _first_marker(str text, str lead, tuple markers, Py_ssize_t i) except -2:
+    """Where the first of `markers` begins in `text`, -1 if none: `i` is
+    where `lead` (what they all start with) was first found; each hit of
+    it is checked. Without a lead, each marker is searched."""
+    cdef Py_ssize_t first = -1, j
+    if not lead:
+        for m in markers:
+            j = _find_token(text, <str>m, 0)
+            if j >= 0 and (first < 0 or j < first):
+                first = j
+        return first
+    if len(markers) == 1:
+        return i
+    while i >= 0:
+        if text.startswith(markers, i):
+            return i
+        i = _find_token(text, lead, i + 1)
+    return -1
+
+
+def plain_look(tuple cfg not None, str text not None, plain, starts):
+    """The SGLang adapter's has_tool_call look at `text` (what its
+    docstring says), as the tuple it keeps: (text, has a call, parsing
+    gives back all of text as text, parse_plain's fold or None, or False:
+    the fold was not taken). `cfg`: the detector's (format, lead of its
+    markers, several markers, untyped, markers, token lead); `plain` and
+    `starts` are called as parse_plain and starts_call (these functions
+    themselves are run without a call; the adapter passes its module's
+    names, which a test may wrap to count the parses)."""
+    cdef str fmt, lead, token_lead
+    cdef bint several, untyped, has
+    cdef tuple markers
+    cdef Py_ssize_t pos
+    fmt, lead, several, untyped, markers, token_lead = cfg
+    pos = _find_token(text, lead, 0) if lead else 0  # one search, in C, for most texts
+    # (the untyped formats' parse below shows a call without a search for
+    # each marker, unless the markers share no lead to search for)
+    if pos >= 0 and several and (not untyped or not lead):
+        pos = _first_marker(text, lead, markers, pos)
+    if pos < 0:  # no call can start; plain text unless a stray token (an end tag) is dropped
+        return (text, False, _find_token(text, token_lead, 0) < 0, None)
+    if not untyped:
+        # the core (no tools: only the kinds of events matter), the text after
+        # the first marker in small pieces until a call shows: a parse gives
+        # the same events for any split, so stopping there is exact, and a
+        # long argument is not read here as well as by detect_and_parse
+        has = _starts_call(fmt, text, pos) if starts is starts_call else starts(fmt, text, pos)
+        return (text, has, not has, None)  # not has: all of it came back as text
+    # the whole parse, every name accepted, kept: detect_and_parse takes it
+    # when the request's tools would not change it. Folded in C
+    # (parse_plain) unless it reports more than text and complete calls;
+    # those have a marker: no search for one
+    found = _parse_plain(fmt, text) if plain is parse_plain else plain(fmt, text)
+    if found is not None and found[1]:
+        return (text, True, False, found)
+    if several and not text.startswith(markers, pos) and _first_marker(text, lead, markers, pos) < 0:
+        # no call can start
+        if found is None:  # (a stray token reported: detect_and_parse parses it with the tools, once)
+            return (text, False, False, False)
+        return (text, False, not found[2], found)  # (a stray token taken out: detect_and_parse takes it)
+    if found is None:  # an error (or reasoning, a typed value): a call whose
+        # events the request's tools give (detect_and_parse)
+        return (text, True, False, None)
+    has = found[2]
+    return (text, has, not has, found)
+
+
+def plain_done(tuple seen not None, tools, item, result, incomplete):
+    """detect_and_parse's result from plain_look's `seen` for its text,
+    where that look decides it: all of the text is text (not parsed), the
+    fold holds no call (the text less its markup), or plain_result takes
+    the fold's calls; None otherwise (the adapter's general path). The
+    ContextVar `incomplete`, when the result comes from a fold and it is
+    true, is set False (the reply holds no cut-off call)."""
+    found = seen[3]
+    if found is None:
+        if seen[2]:  # known to be all text: not parsed
+            return _model(result, (seen[0], []))
+        return None
+    if type(found) is not tuple:
+        return None
+    if not found[1]:  # no call: the text less its markup
+        done = _model(result, (found[0], []))
+    else:
+        done = plain_result(found, tools, item, result)
+        if done is None:
+            return None
+    if get_value(incomplete):  # (set only when it changes: a set costs more than a read)
+        PyContextVar_Set(incomplete, False)
+    return done
