@@ -11,6 +11,7 @@ from cpython.set cimport PySet_New
 from cpython.contextvars cimport get_value, PyContextVar_Set
 from libc.stdint cimport uint8_t, int32_t, uint32_t
 from libc.string cimport memchr, memcmp
+from posix.time cimport clock_gettime, timespec, CLOCK_THREAD_CPUTIME_ID
 
 from sglang_toolparse._ctp cimport *
 
@@ -1494,3 +1495,50 @@ def plain_done(tuple seen not None, tools, item, result, incomplete):
     if get_value(incomplete):  # (set only when it changes: a set costs more than a read)
         PyContextVar_Set(incomplete, False)
     return done
+
+
+# ---- the JSON normalizer's own speed, for the bench (issue 24.2) -------------
+
+def json_ns_per_byte(bytes doc not None, Py_ssize_t reps=1000):
+    """CPU nanoseconds per byte (this thread's clock) the core's JSON
+    normalizer takes to read `doc`, one complete JSON value (a tool call's
+    arguments), and write its canonical text: `reps` times in C, the
+    document fed whole each time to a reset scanner and an emptied output
+    buffer (what fuzz/json_bench.c measures). For `bench`; ValueError for
+    a document that is not one complete JSON value (whitespace may follow
+    it) or `reps` outside 1..10,000,000."""
+    cdef const uint8_t *data = doc
+    cdef size_t n = <size_t>len(doc), used, i, k
+    cdef tp_json *j
+    cdef tp_buf out
+    cdef timespec t0, t1
+    cdef bint bad
+    if reps < 1 or reps > 10_000_000:
+        raise ValueError("reps must be 1..10000000, not %d" % reps)
+    j = <tp_json *>PyMem_Malloc(sizeof(tp_json))
+    if j == NULL:
+        raise MemoryError()
+    tp_buf_init(&out, 0)
+    try:
+        tp_json_init(j, 0, 512)
+        used = tp_json_feed(j, data, n, &out)
+        tp_json_end(j, &out)
+        bad = tp_json_failed(j) or not tp_json_done(j)
+        for k in range(used, n):
+            if data[k] not in b" \t\r\n":
+                bad = True
+        if bad:
+            raise ValueError("not one complete JSON value: %r" % doc[:80])
+        with nogil:
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0)
+            for i in range(<size_t>reps):
+                out.len = 0
+                tp_json_init(j, 0, 512)
+                tp_json_feed(j, data, n, &out)
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1)
+        if tp_json_failed(j):  # (an output buffer that could not grow)
+            raise MemoryError()
+        return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (<double>reps * n)
+    finally:
+        tp_buf_free(&out)
+        PyMem_Free(j)

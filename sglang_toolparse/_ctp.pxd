@@ -11,6 +11,11 @@ cdef extern from "tp_buf.h" nogil:
 cdef extern from "tp_json.h" nogil:
     ctypedef struct tp_json:
         uint8_t state
+    void tp_json_init(tp_json *j, int mode, uint32_t max_depth)
+    size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
+    int tp_json_end(tp_json *j, tp_buf *out)
+    int tp_json_done(const tp_json *j)
+    int tp_json_failed(const tp_json *j)
 
 cdef extern from "tp_schema.h" nogil:
     ctypedef struct tp_schema:

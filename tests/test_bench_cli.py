@@ -170,6 +170,13 @@ def test_quick_table_and_json(quick):
     lines = table.splitlines()
     for r in rep["oneshot"]:
         assert any(line.split()[:3] == [r["format"], r["scenario"], str(r["bytes"])] for line in lines), r
+    # the JSON normalizer alone (issue 24.2), in the same run: a line and its targets
+    from sglang_toolparse.bench.json_speed import DOCS
+
+    assert set(rep["json_normalizer"]) == set(DOCS)
+    assert all(r["ns_per_byte_min"] > 0 for r in rep["json_normalizer"].values())
+    assert "JSON normalizer alone" in stdout
+    assert len([t for t in rep["targets"] if t["format"] == "(JSON normalizer)"]) == len(DOCS)
 
 
 @pytest.mark.skipif(not HAVE_SGLANG, reason="SGLang not installed")
