@@ -268,6 +268,10 @@ def run_bench(
 
     one_keys = one.scenario_keys(mode.name) if oneshot else []
     one_fmts = [f for f in fmts if f.core in corpus.RENDERERS]
+    # and the extra rows SGLang parses through FunctionCallParser (mistral's
+    # array, K2 Horizon's json dialect; not JsonArrayParser's, which a
+    # non-streaming request does not use)
+    one_fmts += [f for f in rows if sg.ok and f.native_name in sg.enum and f.row in corpus.ROW_RENDERERS]
     total = sum(len(s) for _, _, s in plan) + len(one_fmts)
     results: List[Dict[str, Any]] = []
     last_args: Dict[str, Tuple[int, float]] = {}  # format -> (arg bytes, SGLang seconds) of the last args case
