@@ -1542,3 +1542,27 @@ def json_ns_per_byte(bytes doc not None, Py_ssize_t reps=1000):
     finally:
         tp_buf_free(&out)
         PyMem_Free(j)
+
+
+def tool_entries(tools):
+    """per_request's read of a request's tools for its cache key, in one
+    pass in C: (names, [(name, parameters), ...]) of SGLang-style tool
+    models (`.function.name` a non-empty str, `.function.parameters` a
+    dict or None), none a dict or a str, no name repeated; None for
+    anything else (a list only)."""
+    cdef list names = [], entries = []
+    if type(tools) is not list:
+        return None
+    for tool in <list>tools:
+        if type(tool) is dict or isinstance(tool, str):
+            return None
+        fn = getattr(tool, "function", None)
+        name = getattr(fn, "name", None)
+        params = getattr(fn, "parameters", None)
+        if type(name) is not str or not name or (params is not None and type(params) is not dict):
+            return None
+        names.append(name)
+        entries.append((name, params))
+    if len(set(names)) != len(names):
+        return None
+    return tuple(names), entries

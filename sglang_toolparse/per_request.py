@@ -35,6 +35,7 @@ import threading
 from operator import is_
 from typing import Any, Dict, Optional, Tuple
 
+from sglang_toolparse._core import tool_entries
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS, compiled_tools
 from sglang_toolparse.tool_specs import usable_tools
 
@@ -288,31 +289,18 @@ def _content_key(fmt: str, tools: Any) -> Optional[Tuple[str, Any]]:
     content shared differently only misses the cache); Kimi-K2 on the names and each tool's
     property names (they name a bare-counter call); the others on the names
     alone."""
-    if type(tools) is not list:
+    read = tool_entries(tools)  # (the one pass, in C)
+    if read is None:
         return None
-    names = []
-    entries = []
-    for tool in tools:
-        if type(tool) is dict or isinstance(tool, str):
-            return None
-        fn = getattr(tool, "function", None)
-        name = getattr(fn, "name", None)
-        params = getattr(fn, "parameters", None)
-        if type(name) is not str or not name or (params is not None and type(params) is not dict):
-            return None
-        names.append(name)
-        entries.append((name, params))
-    if len(set(names)) != len(names):
-        return None
-
+    names, entries = read
     if fmt not in SCHEMA_TYPED_FORMATS:
         if fmt != "kimi_k2":
-            return fmt, tuple(names)
+            return fmt, names
         # Kimi-K2: and each tool's top-level property names (api._property_names)
         props = tuple(tuple(p["properties"]) if p is not None and type(p.get("properties")) is dict else
                       None if p is None else False for _, p in entries)
         if False not in props:
-            return fmt, tuple(names), props
+            return fmt, names, props
     try:
         return fmt, marshal.dumps(entries, 4)
     except ValueError:  # an object marshal cannot write

@@ -204,3 +204,22 @@ def test_one_shot_parser_is_reused_safely():
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_tool_entries():
+    """tool_entries: per_request's one pass over a request's tool models
+    (names and schemas), None for anything it does not read as it is."""
+    class Fn:
+        def __init__(self, name, parameters=None):
+            self.name, self.parameters = name, parameters
+
+    class T:
+        def __init__(self, *a):
+            self.function = Fn(*a)
+
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    assert _core.tool_entries([T("f", schema), T("g")]) == (("f", "g"), [("f", schema), ("g", None)])
+    assert _core.tool_entries([]) == ((), [])
+    for bad in ((T("f"),), [T("f"), T("f")], [T("")], [T(None)], [T("f", [1])], [{"function": {"name": "f"}}],
+                ["f"], [object()], None):
+        assert _core.tool_entries(bad) is None, bad
