@@ -8,6 +8,7 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from cpython.object cimport Py_TYPE, PyObject, PyTypeObject, descrsetfunc, newfunc
 from cpython.set cimport PySet_New
+from cpython.dict cimport PyDict_Next
 from cpython.contextvars cimport get_value, PyContextVar_Set
 from libc.stdint cimport uint8_t, int32_t, uint32_t
 from libc.string cimport memchr, memcmp
@@ -1566,3 +1567,82 @@ def tool_entries(tools):
     if len(set(names)) != len(names):
         return None
     return tuple(names), entries
+
+
+cdef extern from "Python.h":
+    PyTypeObject PyUnicode_Type, PyLong_Type, PyFloat_Type, PyBool_Type, PyDict_Type, PyList_Type, PyTuple_Type
+    PyObject *Py_None
+    double PyFloat_AS_DOUBLE(PyObject *)
+    Py_ssize_t PyList_GET_SIZE(PyObject *)
+    PyObject *PyList_GET_ITEM(PyObject *, Py_ssize_t)
+    Py_ssize_t PyTuple_GET_SIZE(PyObject *)
+    PyObject *PyTuple_GET_ITEM(PyObject *, Py_ssize_t)
+    Py_ssize_t PyDict_GET_SIZE "PyDict_Size" (PyObject *)
+    int PyDict_Next_p "PyDict_Next" (PyObject *, Py_ssize_t *, PyObject **, PyObject **)
+    int PyObject_RichCompareBool(PyObject *, PyObject *, int) except -1
+    int Py_EQ
+
+
+cdef int _same(PyObject *a, PyObject *b, int depth) except -1:
+    """same_content on borrowed references: no Python code runs (only the
+    exact built-in types are compared), so nothing read can change."""
+    cdef PyTypeObject *t = Py_TYPE(<object>a)
+    cdef Py_ssize_t i, n, pa = 0, pb = 0
+    cdef PyObject *ka
+    cdef PyObject *va
+    cdef PyObject *kb
+    cdef PyObject *vb
+    cdef double x, y
+    if t != Py_TYPE(<object>b):
+        return 0
+    if t == &PyUnicode_Type:
+        return 1 if a == b or (<str>a) == (<str>b) else 0
+    if t == &PyDict_Type:
+        if a == b:
+            return 1
+        n = PyDict_GET_SIZE(a)
+        if n != PyDict_GET_SIZE(b) or depth >= 256:
+            return 0
+        while PyDict_Next_p(a, &pa, &ka, &va):
+            if not PyDict_Next_p(b, &pb, &kb, &vb):
+                return 0
+            if not _same(ka, kb, depth + 1) or not _same(va, vb, depth + 1):
+                return 0
+        return 1
+    if t == &PyList_Type or t == &PyTuple_Type:
+        if a == b:
+            return 1
+        if t == &PyList_Type:
+            n = PyList_GET_SIZE(a)
+            if n != PyList_GET_SIZE(b) or depth >= 256:
+                return 0
+            for i in range(n):
+                if not _same(PyList_GET_ITEM(a, i), PyList_GET_ITEM(b, i), depth + 1):
+                    return 0
+            return 1
+        n = PyTuple_GET_SIZE(a)
+        if n != PyTuple_GET_SIZE(b) or depth >= 256:
+            return 0
+        for i in range(n):
+            if not _same(PyTuple_GET_ITEM(a, i), PyTuple_GET_ITEM(b, i), depth + 1):
+                return 0
+        return 1
+    if t == &PyLong_Type:
+        return PyObject_RichCompareBool(a, b, Py_EQ)
+    if t == &PyFloat_Type:
+        x = PyFloat_AS_DOUBLE(a)
+        y = PyFloat_AS_DOUBLE(b)
+        return 1 if memcmp(&x, &y, sizeof(double)) == 0 else 0
+    if t == &PyBool_Type or a == Py_None:
+        return 1 if a == b else 0
+    return 0
+
+
+def same_content(a, b):
+    """Whether `a` and `b` are the same JSON-like content, strictly: the
+    same types (bool is not int, a subclass is not its base), dicts with
+    equal keys in the same order, lists and tuples item by item, floats
+    bit for bit; any other type (or nesting past 256 levels) is not. What
+    equal marshal bytes of the two would say, without writing them (a
+    request's tool schemas against a kept copy: per_request)."""
+    return _same(<PyObject *>a, <PyObject *>b, 0) == 1

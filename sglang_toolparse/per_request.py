@@ -17,9 +17,10 @@ detect_and_parse on the whole reply. Three things keep that cheap:
 - The compiled tool list of a request (tool_specs.usable_tools, then
   api.compiled_tools) is found by the list's identity (one list passed to
   many parsers), else by its content read in one pass: the tool names for
-  formats that only check names, the schemas' marshal bytes for those that
-  type values by them (every request brings a new list of Tool models; the
-  general path reads them three times).
+  formats that only check names; for those that type values by schema,
+  a kept copy of the same schemas under the same names (compared in C,
+  strictly), else the schemas' marshal bytes (every request brings a new
+  list of Tool models; the general path reads them three times).
 - has_tool_call's answer is remembered for the text it was asked about
   (SGLang asks twice, then parses); the parse itself runs once.
 
@@ -35,7 +36,7 @@ import threading
 from operator import is_
 from typing import Any, Dict, Optional, Tuple
 
-from sglang_toolparse._core import tool_entries
+from sglang_toolparse._core import same_content, tool_entries
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS, compiled_tools
 from sglang_toolparse.tool_specs import usable_tools
 
@@ -210,16 +211,39 @@ def request_tools(fmt: str, tools: Any) -> Any:
     hit = _by_list.get(key)
     if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(map(is_, hit[1], tools)):
         return hit[2]
-    ckey = _content_key(fmt, tools)
+    read = tool_entries(tools)  # (names, [(name, schema), ...]) in one pass, in C; None: not read as it is
+    if read is not None and fmt in SCHEMA_TYPED_FORMATS:
+        # the schema-typed formats: a kept copy of the same schemas (compared
+        # in C, strictly: what their marshal bytes would say) for these names
+        for entries, compiled in _by_schemas.get((fmt, read[0]), ()):
+            if same_content(read[1], entries):
+                return compiled
+    ckey = _content_key(fmt, read)
     compiled = _by_content.get(ckey) if ckey is not None else None
-    if compiled is not None:
-        return compiled
-    compiled = compiled_tools(fmt, usable_tools(tools))
-    if ckey is not None:
-        _remember(_by_content, ckey, compiled)
+    if compiled is None:
+        compiled = compiled_tools(fmt, usable_tools(tools))
+        if ckey is not None:
+            _remember(_by_content, ckey, compiled)
+    if ckey is not None and fmt in SCHEMA_TYPED_FORMATS:
+        # a copy: the request's own schema objects may change after it
+        _remember_schemas((fmt, read[0]), marshal.loads(ckey[1]), compiled)
     if isinstance(tools, (list, tuple)):
         _remember(_by_list, key, (tools, tuple(tools), compiled))
     return compiled
+
+
+# (format, tool names) -> [(a copy of the tools' (name, schema) entries, CompiledTools), ...],
+# the last kept first; a few per key, _CACHE_SIZE keys
+_SCHEMAS_PER_NAMES = 4
+_by_schemas: Dict[Tuple[str, tuple], list] = {}
+
+
+def _remember_schemas(key: Tuple[str, tuple], entries: Any, compiled: Any) -> None:
+    with _lock:
+        kept = [e for e in _by_schemas.pop(key, ()) if e[1] is not compiled]
+        _by_schemas[key] = [(entries, compiled)] + kept[:_SCHEMAS_PER_NAMES - 1]
+        while len(_by_schemas) > _CACHE_SIZE:
+            del _by_schemas[next(iter(_by_schemas))]
 
 
 def declared_names(fmt: str, tools: Any) -> Any:
@@ -277,11 +301,12 @@ def _in_names(fmt: str, tools: Any, calls: Any) -> bool:
     return all(call[1] in names for call in calls)
 
 
-def _content_key(fmt: str, tools: Any) -> Optional[Tuple[str, Any]]:
-    """What the compiled list of `tools` depends on, read in one pass over
-    SGLang-style tool models (`.function.name`, `.function.parameters` a
-    dict or None), each usable as it is (a non-empty name, not repeated);
-    None for anything else (then the general path decides). Formats that
+def _content_key(fmt: str, read: Any) -> Optional[Tuple[str, Any]]:
+    """What the compiled list of a request's tools depends on, from `read`
+    (tool_entries of them: one pass over SGLang-style tool models,
+    `.function.name`, `.function.parameters` a dict or None, each usable as
+    it is: a non-empty name, not repeated); None for anything else (then
+    the general path decides). Formats that
     type values by schema depend on the schemas: their marshal bytes
     (format 4: its back-references to an object met before make it about
     twice as fast as format 2 on JSON-decoded schemas; the bytes still
@@ -289,7 +314,6 @@ def _content_key(fmt: str, tools: Any) -> Optional[Tuple[str, Any]]:
     content shared differently only misses the cache); Kimi-K2 on the names and each tool's
     property names (they name a bare-counter call); the others on the names
     alone."""
-    read = tool_entries(tools)  # (the one pass, in C)
     if read is None:
         return None
     names, entries = read

@@ -223,3 +223,30 @@ def test_tool_entries():
     for bad in ((T("f"),), [T("f"), T("f")], [T("")], [T(None)], [T("f", [1])], [{"function": {"name": "f"}}],
                 ["f"], [object()], None):
         assert _core.tool_entries(bad) is None, bad
+
+
+def test_same_content_is_strict():
+    """same_content: what equal marshal bytes would say (types exact, dict
+    order kept, floats bit for bit), without writing them."""
+    import marshal
+
+    a = [("f", {"type": "object", "properties": {"a": {"type": "integer", "minimum": 1, "x": [1, 2.5, None, True],
+                                                        "big": 10 ** 30, "s": "\u00e9"}}}), ("g", None)]
+    assert _core.same_content(a, marshal.loads(marshal.dumps(a, 4))) and _core.same_content(a, a)
+    for path, other in ((("minimum",), True), (("minimum",), 1.0), (("x", 1), 2.50000001), (("big",), 10 ** 30 + 1),
+                        (("s",), "e"), (("x", 2), 0), (("x", 3), 1)):
+        b = marshal.loads(marshal.dumps(a, 4))
+        node = b[0][1]["properties"]["a"]
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = other
+        assert not _core.same_content(a, b), (path, other)
+        assert marshal.dumps(a, 4) != marshal.dumps(b, 4)
+    assert not _core.same_content({"a": 1, "b": 2}, {"b": 2, "a": 1})  # order: as marshal
+    assert not _core.same_content(0.0, -0.0) and _core.same_content(float("nan"), float("nan"))
+    assert not _core.same_content([1], (1,)) and not _core.same_content("a", type("S", (str,), {})("a"))
+    o = object()
+    assert not _core.same_content(o, o)  # not JSON-like content
+    d, e = {}, {}
+    d["x"], e["x"] = d, e
+    assert not _core.same_content(d, e)  # nesting past the limit: not the same (no recursion error)

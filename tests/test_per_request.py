@@ -480,3 +480,33 @@ def test_fast_init_runs_no_python_per_detector():
     parent()
     assert parent.__init__ is ad.NativeDetectorMixin.__init__
     assert child().bot_token == "<|tool_calls_section_begin|>"
+
+
+def test_request_tools_schema_copy_is_strict_and_private():
+    """The schema-typed formats find a request's compiled tools by a kept
+    copy of the same schemas: a schema that differs only as True differs
+    from 1 (or 1.0) gets its own compiled tools, and a request that changes
+    its schema objects afterwards changes nothing kept."""
+    from sglang.srt.entrypoints.openai.protocol import Tool
+
+    from sglang_toolparse.api import compiled_tools
+
+    def schema(v):
+        return [{"type": "function", "function": {"name": "f", "parameters": {
+            "type": "object", "properties": {"a": {"type": "integer", "minimum": v}}}}}]
+
+    for fmt in ("glm45", "qwen3_coder", "k2_horizon"):
+        got = {}
+        for v in (1, True, 1.0, 1):
+            lst = [Tool(**t) for t in schema(v)]
+            got.setdefault(repr(v), set()).add(id(per_request.request_tools(fmt, lst)))
+            assert per_request.request_tools(fmt, lst).whole == compiled_tools(fmt, schema(v)).whole
+        assert len(got["1"]) == 1 and len(set().union(*got.values())) == 3, (fmt, got)
+        lst = [Tool(**t) for t in schema(2)]
+        first = per_request.request_tools(fmt, lst)
+        lst[0].function.parameters["properties"]["a"]["type"] = "string"  # changed after its use
+        again = per_request.request_tools(fmt, [Tool(**t) for t in schema(2)])
+        assert again is first
+        changed = [Tool(**t) for t in schema(2)]
+        changed[0].function.parameters["properties"]["a"]["type"] = "string"
+        assert per_request.request_tools(fmt, changed) is not first
