@@ -8,7 +8,7 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from cpython.object cimport Py_TYPE, PyObject, PyTypeObject, descrsetfunc, newfunc
 from cpython.set cimport PySet_New
-from cpython.dict cimport PyDict_Next
+from cpython.dict cimport PyDict_Copy, PyDict_Next
 from cpython.contextvars cimport get_value, PyContextVar_Set
 from libc.stdint cimport uint8_t, int32_t, uint32_t
 from libc.string cimport memchr, memcmp
@@ -1298,6 +1298,8 @@ cdef class SlotModel:
     cdef descrsetfunc s_dict, s_fields, s_extra, s_private
     cdef newfunc new
     cdef tuple fields
+    cdef dict blank  # {field: None, ...}: each object's __dict__ is a copy (its key table copied whole)
+    cdef set names  # set(fields): each object's fields set is a copy
 
     def __init__(self, cls, tuple descriptors not None, tuple fields not None):
         cdef object d
@@ -1321,6 +1323,10 @@ cdef class SlotModel:
         self.s_extra = Py_TYPE(self.d_extra).tp_descr_set
         self.s_private = Py_TYPE(self.d_private).tp_descr_set
         self.fields = fields
+        self.blank = dict.fromkeys(fields)
+        if len(self.blank) != len(fields):
+            raise ValueError("field names repeat: %r" % (fields,))
+        self.names = set(fields)
 
     def __call__(self, *values):
         if len(values) != len(self.fields):
@@ -1330,12 +1336,12 @@ cdef class SlotModel:
     cdef object _make(self, tuple values):
         """__call__ (len(values) == len(self.fields), checked by the caller)."""
         cdef Py_ssize_t i, n = len(self.fields)
-        cdef dict d = {}
+        cdef dict d = PyDict_Copy(self.blank)
         for i in range(n):
             d[<str>self.fields[i]] = values[i]
         obj = self.new(<type>self.cls, <PyObject *>_EMPTY, NULL)
         self.s_dict(self.d_dict, obj, d)
-        self.s_fields(self.d_fields, obj, PySet_New(self.fields))
+        self.s_fields(self.d_fields, obj, PySet_New(self.names))
         self.s_extra(self.d_extra, obj, None)
         self.s_private(self.d_private, obj, None)
         return obj

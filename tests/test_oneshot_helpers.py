@@ -60,7 +60,8 @@ def test_slot_model_sets_the_four_slots():
     assert obj.extra is None and obj.private is None
     other = make(2, None)
     assert other.fields is not obj.fields  # a new set for each object
-    assert obj.__dict__ == {"a": 1, "b": "x"}
+    assert other.__dict__ is not obj.__dict__ and other.__dict__ == {"a": 2, "b": None}
+    assert obj.__dict__ == {"a": 1, "b": "x"} and list(obj.__dict__) == ["a", "b"]
 
 
 def test_slot_model_misuse():
@@ -72,6 +73,8 @@ def test_slot_model_misuse():
         _core.SlotModel(_Slots, (1, 2, 3, 4), ("a",))
     with pytest.raises(TypeError):
         _core.SlotModel(_Slots, _DESCRIPTORS, ("a", 1))
+    with pytest.raises(ValueError):
+        _core.SlotModel(_Slots, _DESCRIPTORS, ("a", "a"))
     make = _core.SlotModel(_Slots, _DESCRIPTORS, ("a", "b"))
     with pytest.raises(TypeError):
         make(1)
