@@ -127,7 +127,10 @@ static void zero_parser(tp_parser *p)
     memset(b + tail_end, 0, sizeof(*p) - tail_end);
 }
 
-int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags)
+/* tp_parser_init; `rules`: the format's typing rules when known (else
+ * looked up by its name). */
+static int parser_setup(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags,
+                        const tp_type_rules *rules)
 {
     zero_parser(p);
     if (!fmt || tp_global_init())
@@ -147,7 +150,7 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
     p->cur = -1;
     p->tool_id = -1;
     p->drop_mark = UINT64_MAX;
-    p->rules = tp_rules_for(fmt);
+    p->rules = rules ? rules : tp_rules_for(fmt);
     tp_buf_init(&p->out, 0);
     tp_buf_init(&p->ws, TP_WS_HOLD_MAX);
     tp_buf_init(&p->name, p->lim.max_name);
@@ -159,6 +162,11 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
     tp_buf_init(&p->drop, 2 * TP_DROP_KEEP);
     tp_buf_init(&p->ftags, 0);
     return 0;
+}
+
+int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags)
+{
+    return parser_setup(p, fmt, lim, flags, NULL);
 }
 
 /* The parser's buffers: what tp_parser_free frees and tp_parser_reset
@@ -203,6 +211,7 @@ int tp_parser_reset(tp_parser *p, const tp_format *fmt, const tp_limits *lim, ui
     tp_buf kept[TP_NBUFS];
     tp_event *ev = p->ev;
     size_t evcap = p->evcap;
+    const tp_type_rules *rules = fmt && p->fmt == fmt ? p->rules : NULL; /* (found by name otherwise) */
     if (evcap > 1024) { /* as begin_batch: a huge batch's array is not kept */
         free(ev);
         ev = NULL;
@@ -216,7 +225,7 @@ int tp_parser_reset(tp_parser *p, const tp_format *fmt, const tp_limits *lim, ui
     }
     free_owned(p);
     p->ev = NULL;
-    if (tp_parser_init(p, fmt, lim, flags) != 0) {
+    if (parser_setup(p, fmt, lim, flags, rules) != 0) {
         free(ev);
         for (size_t i = 0; i < TP_NBUFS; i++)
             tp_buf_free(&kept[i]);

@@ -1181,55 +1181,6 @@ cdef void _oneshot_give(tp_parser *p) noexcept:
 
 
 
-cdef int _plain_batch(tp_parser *p, list text, list calls, list args, list cur,
-                      const uint8_t *data, Py_ssize_t n, Py_ssize_t *at, bint *changed) except -1:
-    """Folds one batch into `text` (str pieces) and `calls` ((index, name,
-    arguments, id) of each complete call); `cur` holds the open call's
-    [name, id], `args` its argument pieces. Returns 1 when the batch holds
-    an event this fold does not take (an error, a raw value):
-    the caller then parses by events. `p` is this call's own parser (on
-    loan from _oneshot_take): no other code can reach it, so Python code
-    run by an allocation here (a finalizer) cannot move the memory read."""
-    cdef size_t k, nev
-    cdef const tp_event *ev
-    cdef const uint8_t *out
-    cdef tp_event e
-    k = 0
-    while True:
-        ev = tp_parser_events(p, &nev)
-        if k >= nev:
-            return 0
-        e = ev[k]
-        out = tp_parser_output(p)
-        k += 1
-        if e.type == TP_EV_TEXT:
-            if not changed[0]:
-                if <size_t>(n - at[0]) < e.len or memcmp(out + e.start, data + at[0], e.len) != 0:
-                    changed[0] = True
-                else:
-                    at[0] += <Py_ssize_t>e.len
-            text.append(PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass"))
-        elif e.type == TP_EV_ARGS:
-            args.append(PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass"))
-        elif e.type == TP_EV_CALL_START:
-            changed[0] = True
-            del args[:]
-            if e.offset:  # the name, then the model's call id
-                cur[0] = PyUnicode_DecodeUTF8(<const char *>out + e.start, <Py_ssize_t>e.offset, "surrogatepass")
-                cur[1] = PyUnicode_DecodeUTF8(<const char *>out + e.start + e.offset,
-                                              <Py_ssize_t>(e.len - <size_t>e.offset), "surrogatepass")
-            else:
-                cur[0] = PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass")
-                cur[1] = None
-        elif e.type == TP_EV_CALL_END:
-            calls.append((e.call, cur[0], args[0] if len(args) == 1 else "".join(args), cur[1]))
-            del args[:]
-        elif e.type == TP_EV_REASONING or e.type == TP_EV_MARKUP:  # not text for the user (SGLang drops it)
-            changed[0] = True
-        else:
-            return 1
-
-
 def parse_plain(str format not None, text):
     """One-shot parse of `text` with every tool name accepted, folded
     without event objects, for formats whose values are not typed by the
@@ -1245,14 +1196,29 @@ def parse_plain(str format not None, text):
 
 
 cdef object _parse_plain(str format, text):
-    """parse_plain (format not None)."""
+    """parse_plain (format not None): the text fed in one batch, then the
+    end of the stream, each batch's events folded in turn into the text
+    pieces and `calls` ((index, name, arguments, id) of each complete
+    call; the open call's name, id and argument pieces in locals). None
+    when a batch holds an event this fold does not take (an error, a raw
+    value): the caller then parses by events. The parser is this call's
+    own (on loan from _oneshot_take): no other code can reach it, so
+    Python code run by an allocation here (a finalizer) cannot move the
+    memory read."""
     cdef const tp_format *fmt = _find_format(format)
     cdef const uint8_t *data
+    cdef const uint8_t *out
+    cdef const tp_event *ev
+    cdef tp_event e
     cdef Py_ssize_t n, at = 0
+    cdef size_t k, nev
+    cdef int batch
     cdef bytes keep
     cdef tp_parser *p
     cdef bint changed = False
-    cdef list pieces = [], calls = [], args = [], cur = [None, None]
+    cdef list calls = []
+    cdef list more_text = None, more_args = None
+    cdef object first_text = None, arg = None, name = None, cid = None
     if fmt == NULL:
         raise ValueError("unknown format %r; known: %s" % (format, ", ".join(formats())))
     if type(text) is not str:
@@ -1263,19 +1229,62 @@ cdef object _parse_plain(str format, text):
     # `text` (or `keep`) is held by this frame while the core reads `data`
     p = _oneshot_take(fmt)
     try:
-        if tp_parser_feed(p, data, <size_t>n) != 0:
-            raise MemoryError()
-        if _plain_batch(p, pieces, calls, args, cur, data, n, &at, &changed):
-            return None
-        if tp_parser_finish(p) != 0:
-            raise MemoryError()
-        if _plain_batch(p, pieces, calls, args, cur, data, n, &at, &changed):
-            return None
+        for batch in range(2):
+            if (tp_parser_feed(p, data, <size_t>n) if batch == 0 else tp_parser_finish(p)) != 0:
+                raise MemoryError()
+            k = 0
+            while True:
+                ev = tp_parser_events(p, &nev)
+                if k >= nev:
+                    break
+                e = ev[k]
+                out = tp_parser_output(p)
+                k += 1
+                if e.type == TP_EV_TEXT:
+                    if not changed:
+                        if <size_t>(n - at) < e.len or memcmp(out + e.start, data + at, e.len) != 0:
+                            changed = True
+                        else:
+                            at += <Py_ssize_t>e.len
+                    piece = PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass")
+                    if first_text is None:
+                        first_text = piece
+                    elif more_text is None:
+                        more_text = [first_text, piece]
+                    else:
+                        more_text.append(piece)
+                elif e.type == TP_EV_ARGS:
+                    piece = PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass")
+                    if arg is None:
+                        arg = piece
+                    elif more_args is None:
+                        more_args = [arg, piece]
+                    else:
+                        more_args.append(piece)
+                elif e.type == TP_EV_CALL_START:
+                    changed = True
+                    arg = more_args = None
+                    if e.offset:  # the name, then the model's call id
+                        name = PyUnicode_DecodeUTF8(<const char *>out + e.start, <Py_ssize_t>e.offset, "surrogatepass")
+                        cid = PyUnicode_DecodeUTF8(<const char *>out + e.start + e.offset,
+                                                   <Py_ssize_t>(e.len - <size_t>e.offset), "surrogatepass")
+                    else:
+                        name = PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass")
+                        cid = None
+                elif e.type == TP_EV_CALL_END:
+                    calls.append((e.call, name, "".join(more_args) if more_args is not None else
+                                  arg if arg is not None else "", cid))
+                    arg = more_args = None
+                elif e.type == TP_EV_REASONING or e.type == TP_EV_MARKUP:  # not text for the user (SGLang drops it)
+                    changed = True
+                else:
+                    return None
     finally:
         _oneshot_give(p)
     if at != n:
         changed = True
-    return ("".join(pieces) if len(pieces) != 1 else pieces[0]), calls, changed
+    return ("".join(more_text) if more_text is not None else first_text if first_text is not None else ""), \
+        calls, changed
 
 
 # ---- plain model objects, built without validation (result_models.py) ------
