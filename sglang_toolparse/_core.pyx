@@ -1147,13 +1147,13 @@ cdef tp_parser *_oneshot_p = NULL
 cdef bint _oneshot_busy = False
 
 
-cdef tp_parser *_oneshot_take(const tp_format *fmt) except NULL:
-    """A parser for `fmt` with every name accepted: the kept one (reset),
-    else a new one; given back with _oneshot_give."""
+cdef tp_parser *_oneshot_take(const tp_format *fmt, uint32_t flags=TP_FLAG_ACCEPT_ANY) except NULL:
+    """A parser for `fmt` (`flags`: every name accepted unless told): the
+    kept one (reset), else a new one; given back with _oneshot_give."""
     global _oneshot_p, _oneshot_busy
     cdef tp_parser *p
     if not _oneshot_busy and _oneshot_p != NULL:
-        if tp_parser_reset(_oneshot_p, fmt, NULL, TP_FLAG_ACCEPT_ANY) != 0:
+        if tp_parser_reset(_oneshot_p, fmt, NULL, flags) != 0:
             PyMem_Free(_oneshot_p)
             _oneshot_p = NULL
             raise MemoryError()
@@ -1162,7 +1162,7 @@ cdef tp_parser *_oneshot_take(const tp_format *fmt) except NULL:
     p = <tp_parser *>PyMem_Malloc(sizeof(tp_parser))
     if p == NULL:
         raise MemoryError()
-    if tp_parser_init(p, fmt, NULL, TP_FLAG_ACCEPT_ANY) != 0:
+    if tp_parser_init(p, fmt, NULL, flags) != 0:
         PyMem_Free(p)
         raise MemoryError()
     if not _oneshot_busy and _oneshot_p == NULL:  # the first: kept from now on
@@ -1174,6 +1174,7 @@ cdef tp_parser *_oneshot_take(const tp_format *fmt) except NULL:
 cdef void _oneshot_give(tp_parser *p) noexcept:
     global _oneshot_busy
     if p == _oneshot_p:
+        tp_parser_use_tools(p, NULL)  # (a compiled list it read is not kept alive by it)
         _oneshot_busy = False
     else:
         tp_parser_free(p)
@@ -1192,11 +1193,29 @@ def parse_plain(str format not None, text):
     call): the caller then takes StreamParser.parse_all's events, which
     carry it. Gives what parse_all(text) of StreamParser(format, None)
     gives."""
-    return _parse_plain(format, text)
+    return _parse_plain(format, text, None, False)
 
 
-cdef object _parse_plain(str format, text):
-    """parse_plain (format not None): the text fed in one batch, then the
+def parse_typed(str format not None, text, CompiledTools compiled not None, bint forward_unknown=False):
+    """parse_plain's fold of a parse with the request's compiled tools (as
+    StreamParser(format, (), compiled=compiled, forward_unknown=...)
+    parses: calls of undeclared tools refused unless forwarded, values
+    typed by the schemas), for the schema-typed formats' one-shot parse:
+    (normal text, calls, changed), or None when the parse reported
+    anything else (an error, a value the host types, a cut-off call, an
+    output that is not UTF-8), and for a list whose calls the host
+    converts whole (compiled.whole): the caller then parses by events.
+    Gives what parse_all gives."""
+    if compiled.whole:
+        return None
+    try:
+        return _parse_plain(format, text, compiled, forward_unknown)
+    except UnicodeDecodeError:  # (parse_all reads such output another way)
+        return None
+
+
+cdef object _parse_plain(str format, text, CompiledTools compiled, bint forward):
+    """parse_plain (format not None; `compiled`: parse_typed's): the text fed in one batch, then the
     end of the stream, each batch's events folded in turn into the text
     pieces and `calls` ((index, name, arguments, id) of each complete
     call; the open call's name, id and argument pieces in locals). None
@@ -1226,8 +1245,13 @@ cdef object _parse_plain(str format, text):
             raise TypeError("parse_plain() takes a str, not %s" % type(text).__name__)
         text = PyUnicode_FromObject(text)
     keep = _utf8_view(text, &data, &n)
-    # `text` (or `keep`) is held by this frame while the core reads `data`
-    p = _oneshot_take(fmt)
+    # `text` (or `keep`) is held by this frame while the core reads `data`,
+    # and `compiled` (the caller's) while it reads the tools
+    if compiled is None:
+        p = _oneshot_take(fmt)
+    else:
+        p = _oneshot_take(fmt, TP_FLAG_FORWARD_UNKNOWN if forward else 0)
+        tp_parser_use_tools(p, &compiled.t)
     try:
         for batch in range(2):
             if (tp_parser_feed(p, data, <size_t>n) if batch == 0 else tp_parser_finish(p)) != 0:
@@ -1473,7 +1497,7 @@ def plain_look(tuple cfg not None, str text not None, plain, starts):
     # when the request's tools would not change it. Folded in C
     # (parse_plain) unless it reports more than text and complete calls;
     # those have a marker: no search for one
-    found = _parse_plain(fmt, text) if plain is parse_plain else plain(fmt, text)
+    found = _parse_plain(fmt, text, None, False) if plain is parse_plain else plain(fmt, text)
     if found is not None and found[1]:
         return (text, True, False, found)
     if several and not text.startswith(markers, pos) and _first_marker(text, lead, markers, pos) < 0:

@@ -17,7 +17,7 @@ from sglang.srt.function_call.qwen25_detector import Qwen25Detector
 
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, Markup, ParseError, Text
 from sglang_toolparse._core import StreamParser as _CoreParser
-from sglang_toolparse._core import find_token, parse_plain, plain_done, plain_look, starts_call
+from sglang_toolparse._core import find_token, parse_plain, parse_typed, plain_done, plain_look, starts_call
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS
 from sglang_toolparse.per_request import _protos as _PROTOS
 from sglang_toolparse.per_request import (builtin_attr, declared_names, declares_all, fast_init, prototype,
@@ -440,6 +440,20 @@ class NativeDetectorMixin:
             plain = self._tp_plain(text)
             if plain is not None:  # known to be all text: not parsed
                 return plain
+        if not self._tp_untyped and not CALL_OBSERVERS and type(self)._new_parser is _MIXIN_NEW_PARSER and \
+                (seen is None or seen[0] is not text or seen[1]):
+            # the schema-typed formats: the parse with the request's tools
+            # folded in C (text and complete calls, no event objects) when
+            # that is all it reports; else the events below (not tried for
+            # a text has_tool_call found no call in: stray tokens, errors)
+            fold = parse_typed(self._tp_format, text, request_tools(self._tp_format, tools), self._tp_forwards_all)
+            if fold is not None:
+                if _incomplete_now():
+                    ONESHOT_INCOMPLETE.set(False)
+                items = []
+                for i, name, args, _ in fold[1]:
+                    items.append(_tci(i, name, args))
+                return _spr(fold[0], items)
         calls: List[ToolCallItem] = []
         normal: List[str] = []
         started: dict = {}  # index -> (ToolCallItem, argument pieces) of a call not yet ended
@@ -474,6 +488,9 @@ class NativeDetectorMixin:
         if self._tp is None:
             return StreamingParseResult()
         return self._to_result(self._tp.finish())
+
+
+_MIXIN_NEW_PARSER = NativeDetectorMixin._new_parser
 
 
 def _same_with_tools(events: list, names: Any) -> bool:

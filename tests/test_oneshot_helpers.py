@@ -253,3 +253,34 @@ def test_same_content_is_strict():
     d, e = {}, {}
     d["x"], e["x"] = d, e
     assert not _core.same_content(d, e)  # nesting past the limit: not the same (no recursion error)
+
+
+def test_parse_typed_is_parse_all_with_the_tools_folded():
+    """parse_typed: the schema-typed formats' parse with compiled tools,
+    folded as parse_plain folds (text, complete calls), or None where the
+    events say more (errors, undeclared tools, values the host types)."""
+    from format_table import seed_responses
+
+    from sglang_toolparse.api import SCHEMA_TYPED_FORMATS, compiled_tools
+
+    tools = [{"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {
+        "city": {"type": "string"}, "n": {"type": "integer"}, "q": {"type": "string"}}}}}
+        for n in ("get_weather", "search", "lookup")]
+    folded = 0
+    for fmt in sorted(SCHEMA_TYPED_FORMATS):
+        compiled = compiled_tools(fmt, tools)
+        for text in list(seed_responses(fmt))[:8] + ["plain prose"]:
+            for forward in (False, True):
+                got = _core.parse_typed(fmt, text, compiled, forward)
+                events = _core.StreamParser(fmt, (), compiled=compiled, forward_unknown=forward).parse_all(text)
+                if got is None:
+                    continue
+                folded += 1
+                assert all(type(e) in (_core.Text, _core.CallEnd, _core.Reasoning) for e in events), (fmt, text)
+                assert got[0] == "".join(e.text for e in events if type(e) is _core.Text), (fmt, text)
+                assert got[1] == [(e.index, e.name, e.arguments, e.id) for e in events if type(e) is _core.CallEnd]
+    assert folded > 20
+    with pytest.raises(TypeError):
+        _core.parse_typed("glm45", "x", None)
+    with pytest.raises(ValueError):
+        _core.parse_typed("nope", "x", compiled_tools("glm45", tools))
