@@ -127,7 +127,10 @@ static void zero_parser(tp_parser *p)
     memset(b + tail_end, 0, sizeof(*p) - tail_end);
 }
 
-int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags)
+/* tp_parser_init; `rules`: the format's typing rules when known (else
+ * looked up by its name). */
+static int parser_setup(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags,
+                        const tp_type_rules *rules)
 {
     zero_parser(p);
     if (!fmt || tp_global_init())
@@ -147,7 +150,7 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
     p->cur = -1;
     p->tool_id = -1;
     p->drop_mark = UINT64_MAX;
-    p->rules = tp_rules_for(fmt);
+    p->rules = rules ? rules : tp_rules_for(fmt);
     tp_buf_init(&p->out, 0);
     tp_buf_init(&p->ws, TP_WS_HOLD_MAX);
     tp_buf_init(&p->name, p->lim.max_name);
@@ -164,24 +167,82 @@ int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uin
     return 0;
 }
 
+int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags)
+{
+    return parser_setup(p, fmt, lim, flags, NULL);
+}
+
+/* The parser's buffers: what tp_parser_free frees and tp_parser_reset
+ * keeps the memory of (a buffer added to tp_parser goes here). */
+#define TP_NBUFS 11
+static void parser_bufs(tp_parser *p, tp_buf *b[TP_NBUFS])
+{
+    b[0] = &p->out;
+    b[1] = &p->ws;
+    b[2] = &p->name;
+    b[3] = &p->key;
+    b[4] = &p->callname;
+    b[5] = &p->callid;
+    b[6] = &p->pending;
+    b[7] = &p->raw;
+    b[8] = &p->drop;
+    b[9] = &p->ftags;
+    b[10] = &p->junk_spans;
+}
+
+/* What the parser owns besides its buffers and event array. */
+static void free_owned(tp_parser *p)
+{
+    tp_tools_free(&p->own);
+    p->shared = NULL;
+}
+
 void tp_parser_free(tp_parser *p)
 {
+    tp_buf *b[TP_NBUFS];
     free(p->ev);
     p->ev = NULL;
     p->nev = p->evcap = 0;
-    tp_buf_free(&p->out);
-    tp_buf_free(&p->ws);
-    tp_buf_free(&p->name);
-    tp_buf_free(&p->key);
-    tp_buf_free(&p->callname);
-    tp_buf_free(&p->callid);
-    tp_buf_free(&p->pending);
-    tp_buf_free(&p->raw);
-    tp_buf_free(&p->drop);
-    tp_buf_free(&p->junk_spans);
-    tp_buf_free(&p->ftags);
-    tp_tools_free(&p->own);
-    p->shared = NULL;
+    parser_bufs(p, b);
+    for (size_t i = 0; i < TP_NBUFS; i++)
+        tp_buf_free(b[i]);
+    free_owned(p);
+}
+
+int tp_parser_reset(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags)
+{
+    tp_buf *b[TP_NBUFS];
+    tp_buf kept[TP_NBUFS];
+    tp_event *ev = p->ev;
+    size_t evcap = p->evcap;
+    const tp_type_rules *rules = fmt && p->fmt == fmt ? p->rules : NULL; /* (found by name otherwise) */
+    if (evcap > 1024) { /* as begin_batch: a huge batch's array is not kept */
+        free(ev);
+        ev = NULL;
+        evcap = 0;
+    }
+    parser_bufs(p, b);
+    for (size_t i = 0; i < TP_NBUFS; i++) {
+        b[i]->len = 0;
+        tp_buf_shrink(b[i], TP_RESET_KEEP);
+        kept[i] = *b[i];
+    }
+    free_owned(p);
+    p->ev = NULL;
+    if (parser_setup(p, fmt, lim, flags, rules) != 0) {
+        free(ev);
+        for (size_t i = 0; i < TP_NBUFS; i++)
+            tp_buf_free(&kept[i]);
+        return -1;
+    }
+    p->ev = ev;
+    p->evcap = evcap;
+    parser_bufs(p, b);
+    for (size_t i = 0; i < TP_NBUFS; i++) {
+        b[i]->data = kept[i].data;
+        b[i]->cap = kept[i].cap;
+    }
+    return 0;
 }
 
 /* ---- feeding ---- */

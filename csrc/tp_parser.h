@@ -243,6 +243,13 @@ void tp_limits_default(tp_limits *lim);
 /* Initializes caller-owned storage. Returns 0 or -1 (unknown format). */
 int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags);
 void tp_parser_free(tp_parser *p);
+/* An initialized parser `p`, in any state, as tp_parser_init(p, fmt, lim,
+ * flags) makes it, keeping the memory of its buffers and event array (up
+ * to TP_RESET_KEEP bytes each) for the next parse: a caller parsing many
+ * texts one after another with one parser allocates nothing per text.
+ * Returns 0, or -1 (unknown format: the parser is then freed). */
+#define TP_RESET_KEEP (1u << 16)
+int tp_parser_reset(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags);
 /* Declares a tool name. Returns its id, or -1 on allocation failure. */
 int tp_parser_add_tool(tp_parser *p, const uint8_t *name, size_t len);
 int tp_parser_find_tool(const tp_parser *p, const uint8_t *name, size_t len);

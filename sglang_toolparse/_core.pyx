@@ -8,8 +8,11 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from cpython.object cimport Py_TYPE, PyObject, PyTypeObject, descrsetfunc, newfunc
 from cpython.set cimport PySet_New
+from cpython.dict cimport PyDict_Copy, PyDict_Next
+from cpython.contextvars cimport get_value, PyContextVar_Set
 from libc.stdint cimport uint8_t, int32_t, uint32_t
 from libc.string cimport memchr, memcmp
+from posix.time cimport clock_gettime, timespec, CLOCK_THREAD_CPUTIME_ID
 
 from sglang_toolparse._ctp cimport *
 
@@ -996,13 +999,18 @@ def find_token(str text not None, str token not None, Py_ssize_t start=0):
     compare at each occurrence: CPython's own search for a short string of
     several characters through a text that lacks it reads the text several
     times slower (2 KB of prose: ~1.5 us for `<|` against ~0.05 us)."""
+    if start < 0:
+        raise ValueError("start must be >= 0")
+    return _find_token(text, token, start)
+
+
+cdef Py_ssize_t _find_token(str text, str token, Py_ssize_t start) except -2:
+    """find_token (text and token not None, start >= 0)."""
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), m = PyUnicode_GET_LENGTH(token)
     cdef const char *s
     cdef const char *t
     cdef const char *hit
     cdef const char *end
-    if start < 0:
-        raise ValueError("start must be >= 0")
     if m == 0 or start > n or PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND \
             or PyUnicode_KIND(token) != PyUnicode_1BYTE_KIND:
         return text.find(token, start)
@@ -1077,12 +1085,17 @@ def starts_call(str format not None, text, Py_ssize_t pos=0):
     first marker begins, for SGLang's has_tool_call) is fed in one piece,
     the rest in small, then growing pieces, stopping at the first call
     event: a long argument is not read. No event object is built."""
+    return _starts_call(format, text, pos)
+
+
+cdef bint _starts_call(str format, text, Py_ssize_t pos) except -1:
+    """starts_call (format not None)."""
     cdef const tp_format *fmt = _find_format(format)
     cdef const uint8_t *data
     cdef Py_ssize_t n, start, end, at, first
     cdef size_t step = 32
     cdef bytes keep
-    cdef tp_parser p
+    cdef tp_parser *p
     cdef int found = 0
     if fmt == NULL:
         raise ValueError("unknown format %r; known: %s" % (format, ", ".join(formats())))
@@ -1095,83 +1108,78 @@ def starts_call(str format not None, text, Py_ssize_t pos=0):
     keep = _utf8_view(text, &data, &n)
     start = pos if PyUnicode_IS_ASCII(text) else _utf8_index(data, n, pos)
     # `text` (or `keep`) is held by this frame while the core reads `data`
-    if tp_parser_init(&p, fmt, NULL, TP_FLAG_ACCEPT_ANY) != 0:
-        raise MemoryError()
+    p = _oneshot_take(fmt)
     try:
         at = 0
         if start > 0:
-            if tp_parser_feed(&p, data, <size_t>start) != 0:
+            if tp_parser_feed(p, data, <size_t>start) != 0:
                 raise MemoryError()
-            found = _text_differs(&p, data, n, &at)
+            found = _text_differs(p, data, n, &at)
         first = start
         while start < n and not found:
             end = start + <Py_ssize_t>step if <size_t>(n - start) > step else n
             while end < n and (data[end] & 0xC0) == 0x80:  # whole characters
                 end += 1
-            if tp_parser_feed(&p, data + start, <size_t>(end - start)) != 0:
+            if tp_parser_feed(p, data + start, <size_t>(end - start)) != 0:
                 raise MemoryError()
-            found = _text_differs(&p, data, n, &at)
+            found = _text_differs(p, data, n, &at)
             start = end
             if end - first > 512:  # small pieces while a call's header could be read, then growing ones
                 step *= 2
         if not found:
-            if tp_parser_finish(&p) != 0:
+            if tp_parser_finish(p) != 0:
                 raise MemoryError()
-            found = _text_differs(&p, data, n, &at) or at != n
-        return bool(found)
+            found = _text_differs(p, data, n, &at) or at != n
+        return found != 0
     finally:
-        tp_parser_free(&p)
+        _oneshot_give(p)
 
 
 # ---- one-shot with every name accepted (SGLang's has_tool_call + parse) -----
 
-cdef int _plain_batch(tp_parser *p, list text, list calls, list args, list cur,
-                      const uint8_t *data, Py_ssize_t n, Py_ssize_t *at, bint *changed) except -1:
-    """Folds one batch into `text` (str pieces) and `calls` ((index, name,
-    arguments, id) of each complete call); `cur` holds the open call's
-    [name, id], `args` its argument pieces. Returns 1 when the batch holds
-    an event this fold does not take (an error, a raw value):
-    the caller then parses by events. `p` is this call's own parser on the
-    C stack: no other code can reach it, so Python code run by an
-    allocation here (a finalizer) cannot move the memory read."""
-    cdef size_t k, nev
-    cdef const tp_event *ev
-    cdef const uint8_t *out
-    cdef tp_event e
-    k = 0
-    while True:
-        ev = tp_parser_events(p, &nev)
-        if k >= nev:
-            return 0
-        e = ev[k]
-        out = tp_parser_output(p)
-        k += 1
-        if e.type == TP_EV_TEXT:
-            if not changed[0]:
-                if <size_t>(n - at[0]) < e.len or memcmp(out + e.start, data + at[0], e.len) != 0:
-                    changed[0] = True
-                else:
-                    at[0] += <Py_ssize_t>e.len
-            text.append(PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass"))
-        elif e.type == TP_EV_ARGS:
-            args.append(PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass"))
-        elif e.type == TP_EV_CALL_START:
-            changed[0] = True
-            del args[:]
-            if e.offset:  # the name, then the model's call id
-                cur[0] = PyUnicode_DecodeUTF8(<const char *>out + e.start, <Py_ssize_t>e.offset, "surrogatepass")
-                cur[1] = PyUnicode_DecodeUTF8(<const char *>out + e.start + e.offset,
-                                              <Py_ssize_t>(e.len - <size_t>e.offset), "surrogatepass")
-            else:
-                cur[0] = PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass")
-                cur[1] = None
-        elif e.type == TP_EV_CALL_END:
-            calls.append((e.call, cur[0], args[0] if len(args) == 1 else "".join(args), cur[1]))
-            del args[:]
-        elif e.type == TP_EV_REASONING or e.type == TP_EV_MARKUP:  # not text for the user (SGLang drops it)
-            changed[0] = True
-        else:
-            return 1
+# One parser kept for the one-shot looks below (parse_plain, starts_call):
+# each takes it reset (tp_parser_reset: its buffers' memory kept, nothing
+# allocated per text) unless it is in use (a parse that ran Python code, a
+# finalizer or another thread, which parses again): that one gets a parser
+# of its own, as every parse did before. Taking and giving back run no
+# Python code in between (the GIL makes them one step).
+cdef tp_parser *_oneshot_p = NULL
+cdef bint _oneshot_busy = False
+
+
+cdef tp_parser *_oneshot_take(const tp_format *fmt, uint32_t flags=TP_FLAG_ACCEPT_ANY) except NULL:
+    """A parser for `fmt` (`flags`: every name accepted unless told): the
+    kept one (reset), else a new one; given back with _oneshot_give."""
+    global _oneshot_p, _oneshot_busy
+    cdef tp_parser *p
+    if not _oneshot_busy and _oneshot_p != NULL:
+        if tp_parser_reset(_oneshot_p, fmt, NULL, flags) != 0:
+            PyMem_Free(_oneshot_p)
+            _oneshot_p = NULL
+            raise MemoryError()
+        _oneshot_busy = True
+        return _oneshot_p
+    p = <tp_parser *>PyMem_Malloc(sizeof(tp_parser))
+    if p == NULL:
+        raise MemoryError()
+    if tp_parser_init(p, fmt, NULL, flags) != 0:
+        PyMem_Free(p)
+        raise MemoryError()
+    if not _oneshot_busy and _oneshot_p == NULL:  # the first: kept from now on
+        _oneshot_p = p
+        _oneshot_busy = True
+    return p
+
+
+cdef void _oneshot_give(tp_parser *p) noexcept:
+    global _oneshot_busy
+    if p == _oneshot_p:
+        tp_parser_use_tools(p, NULL)  # (a compiled list it read is not kept alive by it)
+        _oneshot_busy = False
+    else:
+        tp_parser_free(p)
+        PyMem_Free(p)
+
 
 
 def parse_plain(str format not None, text):
@@ -1185,13 +1193,51 @@ def parse_plain(str format not None, text):
     call): the caller then takes StreamParser.parse_all's events, which
     carry it. Gives what parse_all(text) of StreamParser(format, None)
     gives."""
+    return _parse_plain(format, text, None, False)
+
+
+def parse_typed(str format not None, text, CompiledTools compiled not None, bint forward_unknown=False):
+    """parse_plain's fold of a parse with the request's compiled tools (as
+    StreamParser(format, (), compiled=compiled, forward_unknown=...)
+    parses: calls of undeclared tools refused unless forwarded, values
+    typed by the schemas), for the schema-typed formats' one-shot parse:
+    (normal text, calls, changed), or None when the parse reported
+    anything else (an error, a value the host types, a cut-off call, an
+    output that is not UTF-8), and for a list whose calls the host
+    converts whole (compiled.whole): the caller then parses by events.
+    Gives what parse_all gives."""
+    if compiled.whole:
+        return None
+    try:
+        return _parse_plain(format, text, compiled, forward_unknown)
+    except UnicodeDecodeError:  # (parse_all reads such output another way)
+        return None
+
+
+cdef object _parse_plain(str format, text, CompiledTools compiled, bint forward):
+    """parse_plain (format not None; `compiled`: parse_typed's): the text fed in one batch, then the
+    end of the stream, each batch's events folded in turn into the text
+    pieces and `calls` ((index, name, arguments, id) of each complete
+    call; the open call's name, id and argument pieces in locals). None
+    when a batch holds an event this fold does not take (an error, a raw
+    value): the caller then parses by events. The parser is this call's
+    own (on loan from _oneshot_take): no other code can reach it, so
+    Python code run by an allocation here (a finalizer) cannot move the
+    memory read."""
     cdef const tp_format *fmt = _find_format(format)
     cdef const uint8_t *data
+    cdef const uint8_t *out
+    cdef const tp_event *ev
+    cdef tp_event e
     cdef Py_ssize_t n, at = 0
+    cdef size_t k, nev
+    cdef int batch
     cdef bytes keep
-    cdef tp_parser p
+    cdef tp_parser *p
     cdef bint changed = False
-    cdef list pieces = [], calls = [], args = [], cur = [None, None]
+    cdef list calls = []
+    cdef list more_text = None, more_args = None
+    cdef object first_text = None, arg = None, name = None, cid = None
     if fmt == NULL:
         raise ValueError("unknown format %r; known: %s" % (format, ", ".join(formats())))
     if type(text) is not str:
@@ -1199,23 +1245,70 @@ def parse_plain(str format not None, text):
             raise TypeError("parse_plain() takes a str, not %s" % type(text).__name__)
         text = PyUnicode_FromObject(text)
     keep = _utf8_view(text, &data, &n)
-    # `text` (or `keep`) is held by this frame while the core reads `data`
-    if tp_parser_init(&p, fmt, NULL, TP_FLAG_ACCEPT_ANY) != 0:
-        raise MemoryError()
+    # `text` (or `keep`) is held by this frame while the core reads `data`,
+    # and `compiled` (the caller's) while it reads the tools
+    if compiled is None:
+        p = _oneshot_take(fmt)
+    else:
+        p = _oneshot_take(fmt, TP_FLAG_FORWARD_UNKNOWN if forward else 0)
+        tp_parser_use_tools(p, &compiled.t)
     try:
-        if tp_parser_feed(&p, data, <size_t>n) != 0:
-            raise MemoryError()
-        if _plain_batch(&p, pieces, calls, args, cur, data, n, &at, &changed):
-            return None
-        if tp_parser_finish(&p) != 0:
-            raise MemoryError()
-        if _plain_batch(&p, pieces, calls, args, cur, data, n, &at, &changed):
-            return None
+        for batch in range(2):
+            if (tp_parser_feed(p, data, <size_t>n) if batch == 0 else tp_parser_finish(p)) != 0:
+                raise MemoryError()
+            k = 0
+            while True:
+                ev = tp_parser_events(p, &nev)
+                if k >= nev:
+                    break
+                e = ev[k]
+                out = tp_parser_output(p)
+                k += 1
+                if e.type == TP_EV_TEXT:
+                    if not changed:
+                        if <size_t>(n - at) < e.len or memcmp(out + e.start, data + at, e.len) != 0:
+                            changed = True
+                        else:
+                            at += <Py_ssize_t>e.len
+                    piece = PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass")
+                    if first_text is None:
+                        first_text = piece
+                    elif more_text is None:
+                        more_text = [first_text, piece]
+                    else:
+                        more_text.append(piece)
+                elif e.type == TP_EV_ARGS:
+                    piece = PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass")
+                    if arg is None:
+                        arg = piece
+                    elif more_args is None:
+                        more_args = [arg, piece]
+                    else:
+                        more_args.append(piece)
+                elif e.type == TP_EV_CALL_START:
+                    changed = True
+                    arg = more_args = None
+                    if e.offset:  # the name, then the model's call id
+                        name = PyUnicode_DecodeUTF8(<const char *>out + e.start, <Py_ssize_t>e.offset, "surrogatepass")
+                        cid = PyUnicode_DecodeUTF8(<const char *>out + e.start + e.offset,
+                                                   <Py_ssize_t>(e.len - <size_t>e.offset), "surrogatepass")
+                    else:
+                        name = PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass")
+                        cid = None
+                elif e.type == TP_EV_CALL_END:
+                    calls.append((e.call, name, "".join(more_args) if more_args is not None else
+                                  arg if arg is not None else "", cid))
+                    arg = more_args = None
+                elif e.type == TP_EV_REASONING or e.type == TP_EV_MARKUP:  # not text for the user (SGLang drops it)
+                    changed = True
+                else:
+                    return None
     finally:
-        tp_parser_free(&p)
+        _oneshot_give(p)
     if at != n:
         changed = True
-    return ("".join(pieces) if len(pieces) != 1 else pieces[0]), calls, changed
+    return ("".join(more_text) if more_text is not None else first_text if first_text is not None else ""), \
+        calls, changed
 
 
 # ---- plain model objects, built without validation (result_models.py) ------
@@ -1238,6 +1331,8 @@ cdef class SlotModel:
     cdef descrsetfunc s_dict, s_fields, s_extra, s_private
     cdef newfunc new
     cdef tuple fields
+    cdef dict blank  # {field: None, ...}: each object's __dict__ is a copy (its key table copied whole)
+    cdef set names  # set(fields): each object's fields set is a copy
 
     def __init__(self, cls, tuple descriptors not None, tuple fields not None):
         cdef object d
@@ -1261,6 +1356,10 @@ cdef class SlotModel:
         self.s_extra = Py_TYPE(self.d_extra).tp_descr_set
         self.s_private = Py_TYPE(self.d_private).tp_descr_set
         self.fields = fields
+        self.blank = dict.fromkeys(fields)
+        if len(self.blank) != len(fields):
+            raise ValueError("field names repeat: %r" % (fields,))
+        self.names = set(fields)
 
     def __call__(self, *values):
         if len(values) != len(self.fields):
@@ -1270,12 +1369,12 @@ cdef class SlotModel:
     cdef object _make(self, tuple values):
         """__call__ (len(values) == len(self.fields), checked by the caller)."""
         cdef Py_ssize_t i, n = len(self.fields)
-        cdef dict d = {}
+        cdef dict d = PyDict_Copy(self.blank)
         for i in range(n):
             d[<str>self.fields[i]] = values[i]
         obj = self.new(<type>self.cls, <PyObject *>_EMPTY, NULL)
         self.s_dict(self.d_dict, obj, d)
-        self.s_fields(self.d_fields, obj, PySet_New(self.fields))
+        self.s_fields(self.d_fields, obj, PySet_New(self.names))
         self.s_extra(self.d_extra, obj, None)
         self.s_private(self.d_private, obj, None)
         return obj
@@ -1288,15 +1387,32 @@ cdef object _model(model, tuple values):
     return model(*values)
 
 
+cdef int _declared(list tools, name) except -2:
+    """Whether a tool of `tools` (tool models) has the non-empty str name
+    `name` (`.function.name`), read up to the first that has it; -1 when a
+    tool read before it is a dict or has no such name (the caller's
+    general path decides)."""
+    for tool in tools:
+        if type(tool) is dict:
+            return -1
+        tname = getattr(getattr(tool, "function", None), "name", None)
+        if type(tname) is not str or not tname:
+            return -1
+        if tname == name:
+            return 1
+    return 0
+
+
 def plain_result(tuple found not None, tools, item, result):
     """SGLang's detect_and_parse result for a reply whose parse_plain fold
     `found` ((text, calls, changed), calls not empty) the request's tools
-    take as it is: `tools` a list of tool models, none a dict, each with a
-    non-empty str `.function.name`; every call named in that list by the
-    model's own `NAME:IDX` id (or no id). Then result(text, [item(index,
-    name, arguments), ...]); None when any of that does not hold (the
-    caller's general path decides). What declares_all and the adapter's
-    loop give, in one call."""
+    take as it is: `tools` a list of tool models; every call named in that
+    list by the model's own `NAME:IDX` id (or no id), as declares_all
+    decides it: one or two calls each looked up in the list up to the tool
+    that names it (every tool before it a model with a non-empty str
+    `.function.name`), more in the set of all names (every tool such a
+    model). Then result(text, [item(index, name, arguments), ...]); None
+    when any of that does not hold (the caller's general path decides)."""
     cdef list calls = found[1]
     cdef list items
     cdef set names
@@ -1307,17 +1423,265 @@ def plain_result(tuple found not None, tools, item, result):
         cid = call[3]
         if cid is not None and (type(cid) is not str or ":" not in <str>cid):
             return None  # a bare counter: its tool is inferred from the tools
-    names = set()
-    for tool in tools:
-        if type(tool) is dict:
-            return None
-        name = getattr(getattr(tool, "function", None), "name", None)
-        if type(name) is not str or not name:
-            return None
-        names.add(name)
+    if len(calls) <= 2:
+        for call in calls:
+            if _declared(<list>tools, call[1]) != 1:
+                return None
+    else:
+        names = set()
+        for tool in tools:
+            if type(tool) is dict:
+                return None
+            name = getattr(getattr(tool, "function", None), "name", None)
+            if type(name) is not str or not name:
+                return None
+            names.add(name)
+        for call in calls:
+            if call[1] not in names:
+                return None
     items = []
     for call in calls:
-        if call[1] not in names:
-            return None
         items.append(_model(item, (call[0], call[1], call[2])))
     return _model(result, (found[0], items))
+
+
+cdef Py_ssize_t _first_marker(str text, str lead, tuple markers, Py_ssize_t i) except -2:
+    """Where the first of `markers` begins in `text`, -1 if none: `i` is
+    where `lead` (what they all start with) was first found; each hit of
+    it is checked. Without a lead, each marker is searched."""
+    cdef Py_ssize_t first = -1, j
+    if not lead:
+        for m in markers:
+            j = _find_token(text, <str>m, 0)
+            if j >= 0 and (first < 0 or j < first):
+                first = j
+        return first
+    if len(markers) == 1:
+        return i
+    while i >= 0:
+        if text.startswith(markers, i):
+            return i
+        i = _find_token(text, lead, i + 1)
+    return -1
+
+
+def plain_look(tuple cfg not None, str text not None, plain, starts):
+    """The SGLang adapter's has_tool_call look at `text` (what its
+    docstring says), as the tuple it keeps: (text, has a call, parsing
+    gives back all of text as text, parse_plain's fold or None, or False:
+    the fold was not taken). `cfg`: the detector's (format, lead of its
+    markers, several markers, untyped, markers, token lead); `plain` and
+    `starts` are called as parse_plain and starts_call (these functions
+    themselves are run without a call; the adapter passes its module's
+    names, which a test may wrap to count the parses)."""
+    cdef str fmt, lead, token_lead
+    cdef bint several, untyped, has
+    cdef tuple markers
+    cdef Py_ssize_t pos
+    fmt, lead, several, untyped, markers, token_lead = cfg
+    pos = _find_token(text, lead, 0) if lead else 0  # one search, in C, for most texts
+    # (the untyped formats' parse below shows a call without a search for
+    # each marker, unless the markers share no lead to search for)
+    if pos >= 0 and several and (not untyped or not lead):
+        pos = _first_marker(text, lead, markers, pos)
+    if pos < 0:  # no call can start; plain text unless a stray token (an end tag) is dropped
+        return (text, False, _find_token(text, token_lead, 0) < 0, None)
+    if not untyped:
+        # the core (no tools: only the kinds of events matter), the text after
+        # the first marker in small pieces until a call shows: a parse gives
+        # the same events for any split, so stopping there is exact, and a
+        # long argument is not read here as well as by detect_and_parse
+        has = _starts_call(fmt, text, pos) if starts is starts_call else starts(fmt, text, pos)
+        return (text, has, not has, None)  # not has: all of it came back as text
+    # the whole parse, every name accepted, kept: detect_and_parse takes it
+    # when the request's tools would not change it. Folded in C
+    # (parse_plain) unless it reports more than text and complete calls;
+    # those have a marker: no search for one
+    found = _parse_plain(fmt, text, None, False) if plain is parse_plain else plain(fmt, text)
+    if found is not None and found[1]:
+        return (text, True, False, found)
+    if several and not text.startswith(markers, pos) and _first_marker(text, lead, markers, pos) < 0:
+        # no call can start
+        if found is None:  # (a stray token reported: detect_and_parse parses it with the tools, once)
+            return (text, False, False, False)
+        return (text, False, not found[2], found)  # (a stray token taken out: detect_and_parse takes it)
+    if found is None:  # an error (or reasoning, a typed value): a call whose
+        # events the request's tools give (detect_and_parse)
+        return (text, True, False, None)
+    has = found[2]
+    return (text, has, not has, found)
+
+
+def plain_done(tuple seen not None, tools, item, result, incomplete):
+    """detect_and_parse's result from plain_look's `seen` for its text,
+    where that look decides it: all of the text is text (not parsed), the
+    fold holds no call (the text less its markup), or plain_result takes
+    the fold's calls; None otherwise (the adapter's general path). The
+    ContextVar `incomplete`, when the result comes from a fold and it is
+    true, is set False (the reply holds no cut-off call)."""
+    found = seen[3]
+    if found is None:
+        if seen[2]:  # known to be all text: not parsed
+            return _model(result, (seen[0], []))
+        return None
+    if type(found) is not tuple:
+        return None
+    if not found[1]:  # no call: the text less its markup
+        done = _model(result, (found[0], []))
+    else:
+        done = plain_result(found, tools, item, result)
+        if done is None:
+            return None
+    if get_value(incomplete):  # (set only when it changes: a set costs more than a read)
+        PyContextVar_Set(incomplete, False)
+    return done
+
+
+# ---- the JSON normalizer's own speed, for the bench (issue 24.2) -------------
+
+def json_ns_per_byte(bytes doc not None, Py_ssize_t reps=1000):
+    """CPU nanoseconds per byte (this thread's clock) the core's JSON
+    normalizer takes to read `doc`, one complete JSON value (a tool call's
+    arguments), and write its canonical text: `reps` times in C, the
+    document fed whole each time to a reset scanner and an emptied output
+    buffer (what fuzz/json_bench.c measures). For `bench`; ValueError for
+    a document that is not one complete JSON value (whitespace may follow
+    it) or `reps` outside 1..10,000,000."""
+    cdef const uint8_t *data = doc
+    cdef size_t n = <size_t>len(doc), used, i, k
+    cdef tp_json *j
+    cdef tp_buf out
+    cdef timespec t0, t1
+    cdef bint bad
+    if reps < 1 or reps > 10_000_000:
+        raise ValueError("reps must be 1..10000000, not %d" % reps)
+    j = <tp_json *>PyMem_Malloc(sizeof(tp_json))
+    if j == NULL:
+        raise MemoryError()
+    tp_buf_init(&out, 0)
+    try:
+        tp_json_init(j, 0, 512)
+        used = tp_json_feed(j, data, n, &out)
+        tp_json_end(j, &out)
+        bad = tp_json_failed(j) or not tp_json_done(j)
+        for k in range(used, n):
+            if data[k] not in b" \t\r\n":
+                bad = True
+        if bad:
+            raise ValueError("not one complete JSON value: %r" % doc[:80])
+        with nogil:
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0)
+            for i in range(<size_t>reps):
+                out.len = 0
+                tp_json_init(j, 0, 512)
+                tp_json_feed(j, data, n, &out)
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1)
+        if tp_json_failed(j):  # (an output buffer that could not grow)
+            raise MemoryError()
+        return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (<double>reps * n)
+    finally:
+        tp_buf_free(&out)
+        PyMem_Free(j)
+
+
+def tool_entries(tools):
+    """per_request's read of a request's tools for its cache key, in one
+    pass in C: (names, [(name, parameters), ...]) of SGLang-style tool
+    models (`.function.name` a non-empty str, `.function.parameters` a
+    dict or None), none a dict or a str, no name repeated; None for
+    anything else (a list only)."""
+    cdef list names = [], entries = []
+    if type(tools) is not list:
+        return None
+    for tool in <list>tools:
+        if type(tool) is dict or isinstance(tool, str):
+            return None
+        fn = getattr(tool, "function", None)
+        name = getattr(fn, "name", None)
+        params = getattr(fn, "parameters", None)
+        if type(name) is not str or not name or (params is not None and type(params) is not dict):
+            return None
+        names.append(name)
+        entries.append((name, params))
+    if len(set(names)) != len(names):
+        return None
+    return tuple(names), entries
+
+
+cdef extern from "Python.h":
+    PyTypeObject PyUnicode_Type, PyLong_Type, PyFloat_Type, PyBool_Type, PyDict_Type, PyList_Type, PyTuple_Type
+    PyObject *Py_None
+    double PyFloat_AS_DOUBLE(PyObject *)
+    Py_ssize_t PyList_GET_SIZE(PyObject *)
+    PyObject *PyList_GET_ITEM(PyObject *, Py_ssize_t)
+    Py_ssize_t PyTuple_GET_SIZE(PyObject *)
+    PyObject *PyTuple_GET_ITEM(PyObject *, Py_ssize_t)
+    Py_ssize_t PyDict_GET_SIZE "PyDict_Size" (PyObject *)
+    int PyDict_Next_p "PyDict_Next" (PyObject *, Py_ssize_t *, PyObject **, PyObject **)
+    int PyObject_RichCompareBool(PyObject *, PyObject *, int) except -1
+    int Py_EQ
+
+
+cdef int _same(PyObject *a, PyObject *b, int depth) except -1:
+    """same_content on borrowed references: no Python code runs (only the
+    exact built-in types are compared), so nothing read can change."""
+    cdef PyTypeObject *t = Py_TYPE(<object>a)
+    cdef Py_ssize_t i, n, pa = 0, pb = 0
+    cdef PyObject *ka
+    cdef PyObject *va
+    cdef PyObject *kb
+    cdef PyObject *vb
+    cdef double x, y
+    if t != Py_TYPE(<object>b):
+        return 0
+    if t == &PyUnicode_Type:
+        return 1 if a == b or (<str>a) == (<str>b) else 0
+    if t == &PyDict_Type:
+        if a == b:
+            return 1
+        n = PyDict_GET_SIZE(a)
+        if n != PyDict_GET_SIZE(b) or depth >= 256:
+            return 0
+        while PyDict_Next_p(a, &pa, &ka, &va):
+            if not PyDict_Next_p(b, &pb, &kb, &vb):
+                return 0
+            if not _same(ka, kb, depth + 1) or not _same(va, vb, depth + 1):
+                return 0
+        return 1
+    if t == &PyList_Type or t == &PyTuple_Type:
+        if a == b:
+            return 1
+        if t == &PyList_Type:
+            n = PyList_GET_SIZE(a)
+            if n != PyList_GET_SIZE(b) or depth >= 256:
+                return 0
+            for i in range(n):
+                if not _same(PyList_GET_ITEM(a, i), PyList_GET_ITEM(b, i), depth + 1):
+                    return 0
+            return 1
+        n = PyTuple_GET_SIZE(a)
+        if n != PyTuple_GET_SIZE(b) or depth >= 256:
+            return 0
+        for i in range(n):
+            if not _same(PyTuple_GET_ITEM(a, i), PyTuple_GET_ITEM(b, i), depth + 1):
+                return 0
+        return 1
+    if t == &PyLong_Type:
+        return PyObject_RichCompareBool(a, b, Py_EQ)
+    if t == &PyFloat_Type:
+        x = PyFloat_AS_DOUBLE(a)
+        y = PyFloat_AS_DOUBLE(b)
+        return 1 if memcmp(&x, &y, sizeof(double)) == 0 else 0
+    if t == &PyBool_Type or a == Py_None:
+        return 1 if a == b else 0
+    return 0
+
+
+def same_content(a, b):
+    """Whether `a` and `b` are the same JSON-like content, strictly: the
+    same types (bool is not int, a subclass is not its base), dicts with
+    equal keys in the same order, lists and tuples item by item, floats
+    bit for bit; any other type (or nesting past 256 levels) is not. What
+    equal marshal bytes of the two would say, without writing them (a
+    request's tool schemas against a kept copy: per_request)."""
+    return _same(<PyObject *>a, <PyObject *>b, 0) == 1

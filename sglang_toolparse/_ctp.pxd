@@ -11,6 +11,11 @@ cdef extern from "tp_buf.h" nogil:
 cdef extern from "tp_json.h" nogil:
     ctypedef struct tp_json:
         uint8_t state
+    void tp_json_init(tp_json *j, int mode, uint32_t max_depth)
+    size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
+    int tp_json_end(tp_json *j, tp_buf *out)
+    int tp_json_done(const tp_json *j)
+    int tp_json_failed(const tp_json *j)
 
 cdef extern from "tp_schema.h" nogil:
     ctypedef struct tp_schema:
@@ -106,6 +111,7 @@ cdef extern from "tp_parser.h" nogil:
     void tp_limits_default(tp_limits *lim)
     int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags)
     void tp_parser_free(tp_parser *p)
+    int tp_parser_reset(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags)
     int tp_parser_add_tool(tp_parser *p, const uint8_t *name, size_t len)
     int tp_parser_add_param(tp_parser *p, int tool_id, const uint8_t *name, size_t len, int kind)
     int tp_parser_feed(tp_parser *p, const uint8_t *data, size_t n)

@@ -17,9 +17,10 @@ detect_and_parse on the whole reply. Three things keep that cheap:
 - The compiled tool list of a request (tool_specs.usable_tools, then
   api.compiled_tools) is found by the list's identity (one list passed to
   many parsers), else by its content read in one pass: the tool names for
-  formats that only check names, the schemas' marshal bytes for those that
-  type values by them (every request brings a new list of Tool models; the
-  general path reads them three times).
+  formats that only check names; for those that type values by schema,
+  a kept copy of the same schemas under the same names (compared in C,
+  strictly), else the schemas' marshal bytes (every request brings a new
+  list of Tool models; the general path reads them three times).
 - has_tool_call's answer is remembered for the text it was asked about
   (SGLang asks twice, then parses); the parse itself runs once.
 
@@ -28,16 +29,19 @@ Imports neither SGLang nor pydantic.
 from __future__ import annotations
 
 import enum
+import inspect
 import marshal
 import re
 import threading
 from operator import is_
 from typing import Any, Dict, Optional, Tuple
 
+from sglang_toolparse._core import same_content, tool_entries
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS, compiled_tools
 from sglang_toolparse.tool_specs import usable_tools
 
-__all__ = ["builtin_attr", "declared_names", "declares_all", "prototype", "request_tools", "start_from", "state_of"]
+__all__ = ["builtin_attr", "declared_names", "declares_all", "fast_init", "prototype", "request_tools",
+           "restore_init", "start_from", "state_of"]
 
 # ---- the builtin detector's state, from a prototype --------------------------
 
@@ -96,6 +100,49 @@ def prototype(cls: type, mixin: type) -> Optional[_Proto]:
     except KeyError:
         proto = _protos[cls] = _prototype(cls, mixin)
         return proto
+
+
+def _takes_nothing(init: Any) -> bool:
+    try:
+        params = list(inspect.signature(init).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    return len(params) == 1 and params[0].kind in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD)
+
+
+# classes fast_init has decided on (as _protos, classes are kept)
+_init_decided: set = set()
+
+
+def fast_init(cls: type, mixin: type) -> None:
+    """Once `cls`'s detectors start from a prototype (`mixin.__init__` found
+    one): give `cls` object's own `__init__` when that is all its
+    construction does, so SGLang's `detector_class()` per request runs no
+    Python code. Only for a class whose `__init__` is `mixin`'s, that has
+    no subclass (they would inherit it; the mixin gives a later one its
+    `__init__` back: restore_init), and whose builtin `__init__` (the next
+    in the MRO) takes no arguments: a call with arguments is then refused
+    (TypeError) as the builtin refuses it, instead of reaching it. The
+    signature SGLang inspects for a `tokenizer` parameter is the builtin's:
+    `()`."""
+    if cls in _init_decided:
+        return
+    _init_decided.add(cls)
+    if cls.__dict__.get("__init__", mixin.__init__) is not mixin.__init__ or \
+            getattr(cls, "__init__", None) is not mixin.__init__ or cls.__subclasses__():
+        return
+    mro = cls.__mro__
+    builtin = next((k.__dict__["__init__"] for k in mro[mro.index(mixin) + 1:] if "__init__" in k.__dict__), None)
+    if builtin is None or builtin is object.__init__ or _takes_nothing(builtin):
+        cls.__init__ = object.__init__  # type: ignore[misc]
+
+
+def restore_init(cls: type, mixin: type) -> None:
+    """For a new subclass of `mixin`: `mixin.__init__` where it would
+    inherit the `object.__init__` fast_init gave a base class (each class
+    finds its own prototype)."""
+    if "__init__" not in cls.__dict__ and getattr(cls, "__init__", None) is object.__init__:
+        cls.__init__ = mixin.__init__  # type: ignore[misc]
 
 
 def start_from(obj: Any, proto: _Proto) -> None:
@@ -164,16 +211,39 @@ def request_tools(fmt: str, tools: Any) -> Any:
     hit = _by_list.get(key)
     if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(map(is_, hit[1], tools)):
         return hit[2]
-    ckey = _content_key(fmt, tools)
+    read = tool_entries(tools)  # (names, [(name, schema), ...]) in one pass, in C; None: not read as it is
+    if read is not None and fmt in SCHEMA_TYPED_FORMATS:
+        # the schema-typed formats: a kept copy of the same schemas (compared
+        # in C, strictly: what their marshal bytes would say) for these names
+        for entries, compiled in _by_schemas.get((fmt, read[0]), ()):
+            if same_content(read[1], entries):
+                return compiled
+    ckey = _content_key(fmt, read)
     compiled = _by_content.get(ckey) if ckey is not None else None
-    if compiled is not None:
-        return compiled
-    compiled = compiled_tools(fmt, usable_tools(tools))
-    if ckey is not None:
-        _remember(_by_content, ckey, compiled)
+    if compiled is None:
+        compiled = compiled_tools(fmt, usable_tools(tools))
+        if ckey is not None:
+            _remember(_by_content, ckey, compiled)
+    if ckey is not None and fmt in SCHEMA_TYPED_FORMATS:
+        # a copy: the request's own schema objects may change after it
+        _remember_schemas((fmt, read[0]), marshal.loads(ckey[1]), compiled)
     if isinstance(tools, (list, tuple)):
         _remember(_by_list, key, (tools, tuple(tools), compiled))
     return compiled
+
+
+# (format, tool names) -> [(a copy of the tools' (name, schema) entries, CompiledTools), ...],
+# the last kept first; a few per key, _CACHE_SIZE keys
+_SCHEMAS_PER_NAMES = 4
+_by_schemas: Dict[Tuple[str, tuple], list] = {}
+
+
+def _remember_schemas(key: Tuple[str, tuple], entries: Any, compiled: Any) -> None:
+    with _lock:
+        kept = [e for e in _by_schemas.pop(key, ()) if e[1] is not compiled]
+        _by_schemas[key] = [(entries, compiled)] + kept[:_SCHEMAS_PER_NAMES - 1]
+        while len(_by_schemas) > _CACHE_SIZE:
+            del _by_schemas[next(iter(_by_schemas))]
 
 
 def declared_names(fmt: str, tools: Any) -> Any:
@@ -231,11 +301,12 @@ def _in_names(fmt: str, tools: Any, calls: Any) -> bool:
     return all(call[1] in names for call in calls)
 
 
-def _content_key(fmt: str, tools: Any) -> Optional[Tuple[str, Any]]:
-    """What the compiled list of `tools` depends on, read in one pass over
-    SGLang-style tool models (`.function.name`, `.function.parameters` a
-    dict or None), each usable as it is (a non-empty name, not repeated);
-    None for anything else (then the general path decides). Formats that
+def _content_key(fmt: str, read: Any) -> Optional[Tuple[str, Any]]:
+    """What the compiled list of a request's tools depends on, from `read`
+    (tool_entries of them: one pass over SGLang-style tool models,
+    `.function.name`, `.function.parameters` a dict or None, each usable as
+    it is: a non-empty name, not repeated); None for anything else (then
+    the general path decides). Formats that
     type values by schema depend on the schemas: their marshal bytes
     (format 4: its back-references to an object met before make it about
     twice as fast as format 2 on JSON-decoded schemas; the bytes still
@@ -243,31 +314,17 @@ def _content_key(fmt: str, tools: Any) -> Optional[Tuple[str, Any]]:
     content shared differently only misses the cache); Kimi-K2 on the names and each tool's
     property names (they name a bare-counter call); the others on the names
     alone."""
-    if type(tools) is not list:
+    if read is None:
         return None
-    names = []
-    entries = []
-    for tool in tools:
-        if type(tool) is dict or isinstance(tool, str):
-            return None
-        fn = getattr(tool, "function", None)
-        name = getattr(fn, "name", None)
-        params = getattr(fn, "parameters", None)
-        if type(name) is not str or not name or (params is not None and type(params) is not dict):
-            return None
-        names.append(name)
-        entries.append((name, params))
-    if len(set(names)) != len(names):
-        return None
-
+    names, entries = read
     if fmt not in SCHEMA_TYPED_FORMATS:
         if fmt != "kimi_k2":
-            return fmt, tuple(names)
+            return fmt, names
         # Kimi-K2: and each tool's top-level property names (api._property_names)
         props = tuple(tuple(p["properties"]) if p is not None and type(p.get("properties")) is dict else
                       None if p is None else False for _, p in entries)
         if False not in props:
-            return fmt, tuple(names), props
+            return fmt, names, props
     try:
         return fmt, marshal.dumps(entries, 4)
     except ValueError:  # an object marshal cannot write

@@ -17,11 +17,11 @@ from sglang.srt.function_call.qwen25_detector import Qwen25Detector
 
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, Markup, ParseError, Text
 from sglang_toolparse._core import StreamParser as _CoreParser
-from sglang_toolparse._core import find_token, parse_plain, plain_result, starts_call
+from sglang_toolparse._core import find_token, parse_plain, parse_typed, plain_done, plain_look, starts_call
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS
 from sglang_toolparse.per_request import _protos as _PROTOS
-from sglang_toolparse.per_request import (builtin_attr, declared_names, declares_all, prototype, request_tools,
-                                          start_from, state_of)
+from sglang_toolparse.per_request import (builtin_attr, declared_names, declares_all, fast_init, prototype,
+                                          request_tools, restore_init, start_from, state_of)
 from sglang_toolparse.result_models import parse_result as _spr
 from sglang_toolparse.result_models import tool_call_item as _tci
 
@@ -170,6 +170,7 @@ class NativeDetectorMixin:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        restore_init(cls, NativeDetectorMixin)
         cls._tp_set_markers(cls, cls._tp_format, cls._tp_markers)
 
     @staticmethod
@@ -194,6 +195,12 @@ class NativeDetectorMixin:
             super().__init__(*args, **kwargs)
             for name, make in self._tp_own.items():
                 setattr(self, name, make())
+        else:
+            # nothing to set up: the class's next detectors skip this call
+            # (object's __init__, ~0.2 us less per request), when the
+            # builtin's own __init__ takes no arguments either (what SGLang
+            # passes is then refused as the builtin refuses it)
+            fast_init(type(self), NativeDetectorMixin)
 
     # per detector, set when first needed (class-level None until then):
     # the stream's parser, and (text, has_tool_call(text), parsing gives
@@ -329,47 +336,15 @@ class NativeDetectorMixin:
         answer is remembered for this text (SGLang asks again in
         parse_non_stream)."""
         seen = self._tp_seen
-        if seen is not None and seen[0] is text:
-            return seen[1]
-        fmt, lead, several, untyped, markers, token_lead = self._tp_cfg
-        pos = find_token(text, lead) if lead else 0  # one search, in C, for most texts
-        # (the untyped formats' parse below shows a call without a search for
-        # each marker, unless the markers share no lead to search for)
-        if pos >= 0 and several and (not untyped or not lead):
-            pos = self._tp_first_marker(text, pos)
-        if pos < 0:  # no call can start; plain text unless a stray token (an end tag) is dropped
-            self._tp_seen = (text, False, find_token(text, token_lead) < 0, None)
-            return False
-        if untyped:
-            # the whole parse, every name accepted, kept: detect_and_parse
-            # takes it when the request's tools would not change it. Folded
-            # in C (parse_plain) unless it reports more than text and
-            # complete calls; those have a marker: no search for one
-            plain = parse_plain(fmt, text)
-            if plain is not None and plain[1]:
-                self._tp_seen = (text, True, False, plain)
-                return True
-            if several and not text.startswith(markers, pos) and \
-                    self._tp_first_marker(text, pos) < 0:  # no call can start
-                if plain is None:  # (a stray token reported: detect_and_parse parses it with the tools, once)
-                    self._tp_seen = (text, False, False, False)
-                else:  # (a stray token taken out: detect_and_parse takes it)
-                    self._tp_seen = (text, False, not plain[2], plain)
-                return False
-            if plain is None:  # an error (or reasoning, a typed value): a call
-                # whose events the request's tools give (detect_and_parse)
-                self._tp_seen = (text, True, False, None)
-                return True
-            has = plain[2]
-            self._tp_seen = (text, has, not has, plain)
-            return has
-        # the core (no tools: only the kinds of events matter), the text after
-        # the first marker in small pieces until a call shows: a parse gives
-        # the same events for any split, so stopping there is exact, and a
-        # long argument is not read here as well as by detect_and_parse
-        has = starts_call(fmt, text, pos)
-        self._tp_seen = (text, has, not has, None)  # not has: all of it came back as text
-        return has
+        if seen is None or seen[0] is not text:
+            # the look, in C (_core.plain_look): one search for the markers'
+            # lead; no marker: no call. Formats that do not type values by
+            # the tools' schemas: the whole parse, every name accepted,
+            # kept for detect_and_parse (parse_plain's fold of text and
+            # complete calls); the others: the text after the first marker
+            # in small pieces until a call shows (starts_call)
+            seen = self._tp_seen = plain_look(self._tp_cfg, text, parse_plain, starts_call)
+        return seen[1]
 
     def _tp_first_marker(self, text: str, i: Optional[int] = None) -> int:
         """Where the first of the markers begins in `text`, -1 if none: one
@@ -428,6 +403,12 @@ class NativeDetectorMixin:
     def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
         seen = self._tp_seen
         if seen is not None and seen[0] is text:  # has_tool_call looked at this text
+            if not CALL_OBSERVERS:
+                # all text, a fold without calls, or one whose calls every
+                # name a tool of the list (plain_result), in one call in C
+                done = plain_done(seen, tools, _tci, _spr, ONESHOT_INCOMPLETE)
+                if done is not None:
+                    return done
             found = seen[3]
             if found is None:
                 if seen[2]:  # known to be all text: not parsed
@@ -442,13 +423,6 @@ class NativeDetectorMixin:
                 if _incomplete_now():
                     ONESHOT_INCOMPLETE.set(False)
                 return _spr(found[0], [])
-            elif type(found) is tuple and not CALL_OBSERVERS and \
-                    (done := plain_result(found, tools, _tci, _spr)) is not None:
-                # the same, in one call in C for the common case (a list of
-                # tool models that name every call)
-                if _incomplete_now():
-                    ONESHOT_INCOMPLETE.set(False)
-                return done
             elif type(found) is tuple and declares_all(self._tp_format, tools, found[1]):
                 # its parse_plain (text and complete calls only), which the
                 # request's tools do not change (every call names a declared
@@ -468,6 +442,20 @@ class NativeDetectorMixin:
             plain = self._tp_plain(text)
             if plain is not None:  # known to be all text: not parsed
                 return plain
+        if not self._tp_untyped and not CALL_OBSERVERS and type(self)._new_parser is _MIXIN_NEW_PARSER and \
+                (seen is None or seen[0] is not text or seen[1]):
+            # the schema-typed formats: the parse with the request's tools
+            # folded in C (text and complete calls, no event objects) when
+            # that is all it reports; else the events below (not tried for
+            # a text has_tool_call found no call in: stray tokens, errors)
+            fold = parse_typed(self._tp_format, text, request_tools(self._tp_format, tools), self._tp_forwards_all)
+            if fold is not None:
+                if _incomplete_now():
+                    ONESHOT_INCOMPLETE.set(False)
+                items = []
+                for i, name, args, _ in fold[1]:
+                    items.append(_tci(i, name, args))
+                return _spr(fold[0], items)
         calls: List[ToolCallItem] = []
         normal: List[str] = []
         started: dict = {}  # index -> (ToolCallItem, argument pieces) of a call not yet ended
@@ -502,6 +490,9 @@ class NativeDetectorMixin:
         if self._tp is None:
             return StreamingParseResult()
         return self._to_result(self._tp.finish())
+
+
+_MIXIN_NEW_PARSER = NativeDetectorMixin._new_parser
 
 
 def _same_with_tools(events: list, names: Any) -> bool:

@@ -158,8 +158,9 @@ def test_quick_table_and_json(quick):
 
     assert "One-shot" in stdout
     assert {"chat", "calls10", "args4k"} == set(scenario_keys("quick"))
+    one_rows = [r for r in rows if r != "NativeJsonArrayParser"] if HAVE_SGLANG else []  # (FunctionCallParser's)
     assert {(r["format"], r["scenario"]) for r in rep["oneshot"]} == {
-        (f, s) for f in rendered for s in scenario_keys("quick")}
+        (f, s) for f in rendered + one_rows for s in scenario_keys("quick") if s != "prose2k" or f in rendered}
     for r in rep["oneshot"]:
         sa = r["sides"]["standalone"]
         assert sa["calls"] == "ok" and sa["text"] == "ok" and sa["us_min"] > 0, r
@@ -170,6 +171,13 @@ def test_quick_table_and_json(quick):
     lines = table.splitlines()
     for r in rep["oneshot"]:
         assert any(line.split()[:3] == [r["format"], r["scenario"], str(r["bytes"])] for line in lines), r
+    # the JSON normalizer alone (issue 24.2), in the same run: a line and its targets
+    from sglang_toolparse.bench.json_speed import DOCS
+
+    assert set(rep["json_normalizer"]) == set(DOCS)
+    assert all(r["ns_per_byte_min"] > 0 for r in rep["json_normalizer"].values())
+    assert "JSON normalizer alone" in stdout
+    assert len([t for t in rep["targets"] if t["format"] == "(JSON normalizer)"]) == len(DOCS)
 
 
 @pytest.mark.skipif(not HAVE_SGLANG, reason="SGLang not installed")

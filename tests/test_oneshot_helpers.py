@@ -60,7 +60,8 @@ def test_slot_model_sets_the_four_slots():
     assert obj.extra is None and obj.private is None
     other = make(2, None)
     assert other.fields is not obj.fields  # a new set for each object
-    assert obj.__dict__ == {"a": 1, "b": "x"}
+    assert other.__dict__ is not obj.__dict__ and other.__dict__ == {"a": 2, "b": None}
+    assert obj.__dict__ == {"a": 1, "b": "x"} and list(obj.__dict__) == ["a", "b"]
 
 
 def test_slot_model_misuse():
@@ -72,6 +73,8 @@ def test_slot_model_misuse():
         _core.SlotModel(_Slots, (1, 2, 3, 4), ("a",))
     with pytest.raises(TypeError):
         _core.SlotModel(_Slots, _DESCRIPTORS, ("a", 1))
+    with pytest.raises(ValueError):
+        _core.SlotModel(_Slots, _DESCRIPTORS, ("a", "a"))
     make = _core.SlotModel(_Slots, _DESCRIPTORS, ("a", "b"))
     with pytest.raises(TypeError):
         make(1)
@@ -128,9 +131,156 @@ def test_plain_result_is_declares_all_then_the_items():
         (("hi", [(0, "get", "{}", "3")], True), tools),  # a bare counter id: inferred from the tools
         (("hi", calls, True), tuple(tools)),  # not a list
         (("hi", calls, True), [{"function": {"name": "get"}}, _Tool("put")]),  # a dict
-        (("hi", calls, True), tools + [_Tool("")]),  # an unusable tool
-        (("hi", calls, True), tools + [object()]),
+        (("hi", calls, True), [_Tool("")] + tools),  # an unusable tool before the call's
+        (("hi", calls, True), [object()] + tools),
+        (("hi", calls * 2, True), tools + [_Tool("")]),  # more than two calls: every tool read
         (("hi", [], False), tools),  # no call
     ]
     for found, tl in undecided:
         assert _core.plain_result(found, tl, triple, pair) is None, (found, tl)
+    # one or two calls: the list is read up to the tools that name them, as declares_all reads it
+    for tl in (tools + [_Tool("")], tools + [object()], tools + [{"function": {"name": "x"}}]):
+        assert declares_all("kimi_k2", tl, calls)
+        assert _core.plain_result(("hi", calls, True), tl, lambda *v: v, lambda *v: v) == \
+            ("hi", [(0, "get", '{"a": 1}'), (1, "put", "{}")])
+
+
+def _plain_cases():
+    from format_table import seed_responses
+
+    for fmt in ("kimi_k2", "qwen25", "deepseekv31", "llama3"):
+        for text in list(seed_responses(fmt))[:6] + ["plain prose", "<tool_call>\n{\"name\": \"f\", \"argu"]:
+            yield fmt, text
+
+
+def test_one_shot_parser_is_reused_safely():
+    """parse_plain and starts_call parse with one kept parser (reset, its
+    memory kept): the same answers one after another, across formats, after
+    a parse that stopped early, from a parse started while another holds it
+    (a finalizer run by an allocation inside a parse), and from threads."""
+    import gc
+    import threading
+
+    cases = list(_plain_cases())
+    want = [(_core.StreamParser(fmt, None).parse_all(text), fmt, text) for fmt, text in cases]
+    first = [(_core.parse_plain(fmt, text), _core.starts_call(fmt, text)) for fmt, text in cases]
+    for _ in range(2):
+        assert [(_core.parse_plain(fmt, text), _core.starts_call(fmt, text)) for fmt, text in cases] == first
+    for (plain, _), (events, fmt, text) in zip(first, want):
+        if plain is not None:
+            assert plain[0] == "".join(ev.text for ev in events if type(ev) is _core.Text), (fmt, text)
+
+    inner = []
+
+    class Nested:
+        def __del__(self):
+            inner.append([_core.parse_plain(fmt, text) for fmt, text in cases])
+            if len(inner) < 40:  # more garbage: the next collection runs another one
+                b = Nested()
+                b.me = b
+
+    old = gc.get_threshold()
+    gc.set_threshold(1)  # a collection (and a finalizer) at almost any allocation inside a parse
+    try:
+        for _ in range(3):
+            a = Nested()
+            a.me = a  # a cycle: freed by the collector, mid-parse
+            del a
+            assert [_core.parse_plain(fmt, text) for fmt, text in cases] == [p for p, _ in first]
+    finally:
+        gc.set_threshold(*old)
+        gc.collect()
+    assert len(inner) >= 10 and all(got == [p for p, _ in first] for got in inner)
+
+    errors = []
+
+    def work():
+        try:
+            for _ in range(20):
+                assert [_core.parse_plain(fmt, text) for fmt, text in cases] == [p for p, _ in first]
+        except AssertionError as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_tool_entries():
+    """tool_entries: per_request's one pass over a request's tool models
+    (names and schemas), None for anything it does not read as it is."""
+    class Fn:
+        def __init__(self, name, parameters=None):
+            self.name, self.parameters = name, parameters
+
+    class T:
+        def __init__(self, *a):
+            self.function = Fn(*a)
+
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    assert _core.tool_entries([T("f", schema), T("g")]) == (("f", "g"), [("f", schema), ("g", None)])
+    assert _core.tool_entries([]) == ((), [])
+    for bad in ((T("f"),), [T("f"), T("f")], [T("")], [T(None)], [T("f", [1])], [{"function": {"name": "f"}}],
+                ["f"], [object()], None):
+        assert _core.tool_entries(bad) is None, bad
+
+
+def test_same_content_is_strict():
+    """same_content: what equal marshal bytes would say (types exact, dict
+    order kept, floats bit for bit), without writing them."""
+    import marshal
+
+    a = [("f", {"type": "object", "properties": {"a": {"type": "integer", "minimum": 1, "x": [1, 2.5, None, True],
+                                                        "big": 10 ** 30, "s": "\u00e9"}}}), ("g", None)]
+    assert _core.same_content(a, marshal.loads(marshal.dumps(a, 4))) and _core.same_content(a, a)
+    for path, other in ((("minimum",), True), (("minimum",), 1.0), (("x", 1), 2.50000001), (("big",), 10 ** 30 + 1),
+                        (("s",), "e"), (("x", 2), 0), (("x", 3), 1)):
+        b = marshal.loads(marshal.dumps(a, 4))
+        node = b[0][1]["properties"]["a"]
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = other
+        assert not _core.same_content(a, b), (path, other)
+        assert marshal.dumps(a, 4) != marshal.dumps(b, 4)
+    assert not _core.same_content({"a": 1, "b": 2}, {"b": 2, "a": 1})  # order: as marshal
+    assert not _core.same_content(0.0, -0.0) and _core.same_content(float("nan"), float("nan"))
+    assert not _core.same_content([1], (1,)) and not _core.same_content("a", type("S", (str,), {})("a"))
+    o = object()
+    assert not _core.same_content(o, o)  # not JSON-like content
+    d, e = {}, {}
+    d["x"], e["x"] = d, e
+    assert not _core.same_content(d, e)  # nesting past the limit: not the same (no recursion error)
+
+
+def test_parse_typed_is_parse_all_with_the_tools_folded():
+    """parse_typed: the schema-typed formats' parse with compiled tools,
+    folded as parse_plain folds (text, complete calls), or None where the
+    events say more (errors, undeclared tools, values the host types)."""
+    from format_table import seed_responses
+
+    from sglang_toolparse.api import SCHEMA_TYPED_FORMATS, compiled_tools
+
+    tools = [{"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {
+        "city": {"type": "string"}, "n": {"type": "integer"}, "q": {"type": "string"}}}}}
+        for n in ("get_weather", "search", "lookup")]
+    folded = 0
+    for fmt in sorted(SCHEMA_TYPED_FORMATS):
+        compiled = compiled_tools(fmt, tools)
+        for text in list(seed_responses(fmt))[:8] + ["plain prose"]:
+            for forward in (False, True):
+                got = _core.parse_typed(fmt, text, compiled, forward)
+                events = _core.StreamParser(fmt, (), compiled=compiled, forward_unknown=forward).parse_all(text)
+                if got is None:
+                    continue
+                folded += 1
+                assert all(type(e) in (_core.Text, _core.CallEnd, _core.Reasoning) for e in events), (fmt, text)
+                assert got[0] == "".join(e.text for e in events if type(e) is _core.Text), (fmt, text)
+                assert got[1] == [(e.index, e.name, e.arguments, e.id) for e in events if type(e) is _core.CallEnd]
+    assert folded > 20
+    with pytest.raises(TypeError):
+        _core.parse_typed("glm45", "x", None)
+    with pytest.raises(ValueError):
+        _core.parse_typed("nope", "x", compiled_tools("glm45", tools))

@@ -131,8 +131,9 @@ def test_one_pass_through_sglang(name, monkeypatch):
     """serving_chat asks has_tool_call, then parse_non_stream (which asks
     again): the text is parsed once. Formats that type values by the
     tools' schemas: has_tool_call looks at the text up to the first call
-    (starts_call) and parse_non_stream parses it, or not at all when that
-    look found only text. The others: has_tool_call parses it (every name
+    (starts_call) and parse_non_stream parses it (folded in C, parsed again
+    by events only when the fold does not take it), or not at all when
+    that look found only text. The others: has_tool_call parses it (every name
     accepted) and parse_non_stream takes that parse, parsing again only
     when the tools would change it (a call to an undeclared tool, or a
     call that failed, whose name the events do not give)."""
@@ -144,10 +145,20 @@ def test_one_pass_through_sglang(name, monkeypatch):
     monkeypatch.setattr(ad, "starts_call", lambda *a: looks.append(a) or _core.starts_call(*a))
     monkeypatch.setattr(ad, "_CoreParser", _Counting)
     monkeypatch.setattr(ad, "parse_plain", _counting_plain)
+    declined = []
+
+    def counting_typed(*a):
+        _Counting.passes += 1
+        got = _core.parse_typed(*a)
+        declined.append(got is None)
+        return got
+
+    monkeypatch.setattr(ad, "parse_typed", counting_typed)
     declared = {t["function"]["name"] for t in TOOLS}
     reused = 0
     for text in _oneshot_texts(fmt):
         looks.clear()
+        declined.clear()
         _Counting.passes = 0
         p = FCP(tools, parser_name)
         has = p.has_tool_call(text)
@@ -162,8 +173,12 @@ def test_one_pass_through_sglang(name, monkeypatch):
             assert _Counting.passes == 0 and not has and not looks
             continue
         if not cls._tp_untyped:
+            # one parse with the tools, folded in C (parse_typed); a reply the
+            # fold does not take (an error, a value the host types) is then
+            # parsed by events
             assert len(looks) <= 1, text
-            assert _Counting.passes == 1 if has else _Counting.passes <= 1, text
+            assert _Counting.passes == 1 + sum(declined) if has else _Counting.passes <= 1, text
+            assert len(declined) <= 1, text
             continue
         assert not looks
         full = _core.StreamParser(fmt, None).parse_all(text)
@@ -445,3 +460,68 @@ def test_result_models_equal_validated_ones(monkeypatch):
     assert r.model_dump(exclude_unset=True) == v.model_dump(exclude_unset=True)
     monkeypatch.setattr(rm, "_plain_model", lambda cls, fields: False)
     assert rm._checked() is None
+
+
+def test_fast_init_runs_no_python_per_detector():
+    """Once a class's detectors start from its prototype, the class takes
+    object's __init__ (SGLang's `detector_class()` runs no Python code);
+    its signature stays the builtin's, arguments are refused as the
+    builtin refuses them, and a subclass made afterwards finds its own
+    prototype (its builtin attributes read as before)."""
+    import inspect
+
+    from sglang.srt.function_call.kimik2_detector import KimiK2Detector
+
+    base = type("K2Fast", (ad.NativeDetectorMixin, KimiK2Detector), {"_tp_format": "kimi_k2",
+                                                                      "_tp_markers": ad.KimiK2NativeDetector._tp_markers})
+    assert base.__init__ is ad.NativeDetectorMixin.__init__
+    first = base()
+    assert base.__init__ is object.__init__
+    assert str(inspect.signature(base)) == str(inspect.signature(KimiK2Detector)) == "()"
+    with pytest.raises(TypeError):
+        base(None)
+    for d in (first, base()):
+        assert d.bot_token == KimiK2Detector().bot_token and d.prev_tool_call_arr == []
+        assert isinstance(d.streamed_args_for_tool, ad.StreamedArgs)
+        assert d.has_tool_call("<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0"
+                               "<|tool_call_argument_begin|>{}<|tool_call_end|>")
+    sub = type("K2FastSub", (base,), {})
+    assert sub.__init__ is ad.NativeDetectorMixin.__init__
+    s = sub()
+    assert s.tool_call_start_token == "<|tool_call_begin|>" and s.prev_tool_call_arr == []
+    # a class that has subclasses when its first detector is made keeps its __init__
+    parent = type("K2Parent", (ad.NativeDetectorMixin, KimiK2Detector), {"_tp_format": "kimi_k2"})
+    child = type("K2Child", (parent,), {})
+    parent()
+    assert parent.__init__ is ad.NativeDetectorMixin.__init__
+    assert child().bot_token == "<|tool_calls_section_begin|>"
+
+
+def test_request_tools_schema_copy_is_strict_and_private():
+    """The schema-typed formats find a request's compiled tools by a kept
+    copy of the same schemas: a schema that differs only as True differs
+    from 1 (or 1.0) gets its own compiled tools, and a request that changes
+    its schema objects afterwards changes nothing kept."""
+    from sglang.srt.entrypoints.openai.protocol import Tool
+
+    from sglang_toolparse.api import compiled_tools
+
+    def schema(v):
+        return [{"type": "function", "function": {"name": "f", "parameters": {
+            "type": "object", "properties": {"a": {"type": "integer", "minimum": v}}}}}]
+
+    for fmt in ("glm45", "qwen3_coder", "k2_horizon"):
+        got = {}
+        for v in (1, True, 1.0, 1):
+            lst = [Tool(**t) for t in schema(v)]
+            got.setdefault(repr(v), set()).add(id(per_request.request_tools(fmt, lst)))
+            assert per_request.request_tools(fmt, lst).whole == compiled_tools(fmt, schema(v)).whole
+        assert len(got["1"]) == 1 and len(set().union(*got.values())) == 3, (fmt, got)
+        lst = [Tool(**t) for t in schema(2)]
+        first = per_request.request_tools(fmt, lst)
+        lst[0].function.parameters["properties"]["a"]["type"] = "string"  # changed after its use
+        again = per_request.request_tools(fmt, [Tool(**t) for t in schema(2)])
+        assert again is first
+        changed = [Tool(**t) for t in schema(2)]
+        changed[0].function.parameters["properties"]["a"]["type"] = "string"
+        assert per_request.request_tools(fmt, changed) is not first

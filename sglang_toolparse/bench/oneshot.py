@@ -111,17 +111,21 @@ def time_parse(parse: Parse, text: str, policy: Policy, sample_ns: int = 1_000_0
 
 def run_oneshot(fmts: Sequence[Any], keys: Sequence[str], sg: Any, peer: Any, policy: Policy,
                 clock: str = "wall", bar: Any = None, cap: float = capped.MAX_BUDGET) -> List[Dict[str, Any]]:
-    """One row per (format, reply). The SGLang side of a format in
-    capped.CAPPED runs in a child given `cap` seconds per reply."""
+    """One row per (format, reply); `fmts` may hold extra rows (sides.EXTRA_ROWS
+    with a FunctionCallParser name: their own renderer, no prose reply),
+    named by their label. The SGLang side of a format in capped.CAPPED
+    runs in a child given `cap` seconds per reply."""
     rows: List[Dict[str, Any]] = []
     for f in fmts:
-        render = corpus.RENDERERS.get(f.core)
+        render = corpus.ROW_RENDERERS.get(f.row) if f.row else corpus.RENDERERS.get(f.core)
         if render is None:
             continue
         parsers = make_parsers(f, sg, peer)
         for key in keys:
-            case = corpus.render_case(corpus.make_scenario(key), f.core, 4, render)
-            row: Dict[str, Any] = {"format": f.native_name, "core": f.core, "scenario": key, "bytes": case.n_bytes,
+            if f.row and key == "prose2k":  # an extra row's replies have no prose (corpus.render_case)
+                continue
+            case = corpus.render_case(corpus.make_scenario(key), f.corpus_key, 4, render)
+            row: Dict[str, Any] = {"format": f.label, "core": f.core, "scenario": key, "bytes": case.n_bytes,
                                    "arg_bytes": case.scenario.arg_bytes, "sides": {}}
             for side, parse in parsers.items():
                 if bar is not None:

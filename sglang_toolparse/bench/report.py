@@ -131,7 +131,7 @@ def targets_table(report: Dict[str, Any]) -> str:
     rows = []
     for t in report["targets"]:
         v = t["value"]
-        f = fmt_us if t["target"].startswith("standalone us") else fmt_x
+        f = fmt_us if t["target"].startswith(("standalone us", "ns per byte")) else fmt_x
         val, goal = f(v), "%s %s" % (t["op"], f(t["threshold"]))
         if t["met"] is None:
             status = "n/a"
@@ -144,6 +144,16 @@ def targets_table(report: Dict[str, Any]) -> str:
         rows.append([t["format"], t["target"], val, goal, status, f(t.get("value_" + other)), t.get("note") or ""])
     return table(["format", "target", "value", "goal", "status", "%s clock" % other, "note"], rows,
                  [False, False, True, True, False, True, False])
+
+
+def normalizer_line(res: Dict[str, Dict[str, Any]]) -> str:
+    """The JSON normalizer's line (json_speed.measure's result): each
+    document's ns per byte, min and median of the runs."""
+    return "JSON normalizer alone (in C, CPU clock, min / median of %d runs): %s; target <= %.1f ns/byte." % (
+        max((r["runs"] for r in res.values()), default=0),
+        "; ".join("%s %d B: %.2f / %.2f ns/byte" % (label, r["bytes"], r["ns_per_byte_min"], r["ns_per_byte_median"])
+                  for label, r in res.items()),
+        max((r["target_ns_per_byte"] for r in res.values()), default=0))
 
 
 def print_bench(report: Dict[str, Any], out) -> None:
@@ -179,6 +189,9 @@ def print_bench(report: Dict[str, Any], out) -> None:
               "standalone = sglang_toolparse.parse, vllm = vLLM's Rust parser as vLLM parses a complete reply:"
               % ("wall" if report.get("clock", "wall") == "wall" else "CPU"), file=out)
         print(oneshot_table(report["oneshot"]), file=out)
+    if report.get("json_normalizer"):
+        print(file=out)
+        print(normalizer_line(report["json_normalizer"]), file=out)
     vinfo = report.get("vllm")
     if vinfo is not None:
         if vinfo.get("available"):

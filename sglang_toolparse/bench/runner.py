@@ -9,7 +9,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from sglang_toolparse._core import ArgsDelta, CallEnd, CallStart, Text
 
-from . import capped, corpus
+from . import capped, corpus, json_speed
 from . import oneshot as one
 from .common import Policy, clip as _clip, compare_calls, compare_text  # noqa: F401 (also imported from here)
 from .progress import progress
@@ -268,6 +268,10 @@ def run_bench(
 
     one_keys = one.scenario_keys(mode.name) if oneshot else []
     one_fmts = [f for f in fmts if f.core in corpus.RENDERERS]
+    # and the extra rows SGLang parses through FunctionCallParser (mistral's
+    # array, K2 Horizon's json dialect; not JsonArrayParser's, which a
+    # non-streaming request does not use)
+    one_fmts += [f for f in rows if sg.ok and f.native_name in sg.enum and f.row in corpus.ROW_RENDERERS]
     total = sum(len(s) for _, _, s in plan) + len(one_fmts)
     results: List[Dict[str, Any]] = []
     last_args: Dict[str, Tuple[int, float]] = {}  # format -> (arg bytes, SGLang seconds) of the last args case
@@ -337,6 +341,7 @@ def run_bench(
     busy = busy_note(results, mode.clock)
     if busy:
         notes.append(busy)
+    normalizer = json_speed.measure(quick=mode.name == "quick")
     return {
         "schema": "sglang_toolparse.bench/1",
         "mode": mode.name,
@@ -348,8 +353,10 @@ def run_bench(
         "formats": [f._asdict() for f in fmts],
         "extra_rows": [dict(f._asdict(), label=f.label) for f in rows],
         "results": results,
-        "targets": targets(results, chunk, mode.clock) + one.oneshot_targets(oneshot_rows, mode.clock),
+        "targets": targets(results, chunk, mode.clock) + one.oneshot_targets(oneshot_rows, mode.clock)
+        + json_speed.targets(normalizer),
         "oneshot": oneshot_rows,
+        "json_normalizer": normalizer,
         "vllm": _peer_info(peer),
         "notes": notes,
     }
