@@ -472,6 +472,104 @@ KINDS = {
 
 cdef list _NO_TOOLS = []  # (never appended to)
 
+# A stream's parser fills a few small buffers (the batch output, the call's
+# id and name, its raw record, the event array) with its first chunks, and a
+# new parser per stream would allocate them all again. A parser that is
+# freed gives them (up to 4 KB each) to a small pool under the GIL, and the
+# next parser made takes them, empty, where its own are still unallocated
+# and the capacity is within the buffer's limit. (Free-threaded builds: no
+# pool.)
+cdef extern from *:
+    """
+    #define TPPOOL_SETS 8
+    #define TPPOOL_NBUF 6
+    #define TPPOOL_KEEP 4096
+    typedef struct {
+        uint8_t *data[TPPOOL_NBUF];
+        size_t cap[TPPOOL_NBUF];
+        tp_event *ev;
+        size_t evcap;
+    } tppool_set;
+    static tppool_set tppool[TPPOOL_SETS];
+    static int tppool_n;
+
+    static void tppool_bufs(tp_parser *p, tp_buf *b[TPPOOL_NBUF])
+    {
+        b[0] = &p->out;
+        b[1] = &p->name;
+        b[2] = &p->key;
+        b[3] = &p->callname;
+        b[4] = &p->callid;
+        b[5] = &p->raw;
+    }
+
+    /* before tp_parser_free: the parser's small buffers go to the pool
+     * (tp_parser_free then frees the rest) */
+    static void tppool_give(tp_parser *p)
+    {
+    #ifndef Py_GIL_DISABLED
+        tp_buf *b[TPPOOL_NBUF];
+        if (tppool_n == TPPOOL_SETS)
+            return;
+        tppool_set *s = &tppool[tppool_n++];
+        tppool_bufs(p, b);
+        for (int i = 0; i < TPPOOL_NBUF; i++) {
+            s->data[i] = NULL;
+            s->cap[i] = 0;
+            if (b[i]->data && b[i]->cap <= TPPOOL_KEEP) {
+                s->data[i] = b[i]->data;
+                s->cap[i] = b[i]->cap;
+                b[i]->data = NULL;
+                b[i]->len = b[i]->cap = 0;
+            }
+        }
+        s->ev = NULL;
+        s->evcap = 0;
+        if (p->ev && p->evcap <= 256) {
+            s->ev = p->ev;
+            s->evcap = p->evcap;
+            p->ev = NULL;
+            p->nev = p->evcap = 0;
+        }
+    #endif
+    }
+
+    /* after tp_parser_init: the parser takes a pooled set where its own
+     * buffers are unallocated and the capacity fits their limits; what it
+     * does not take is freed */
+    static void tppool_take(tp_parser *p)
+    {
+    #ifndef Py_GIL_DISABLED
+        tp_buf *b[TPPOOL_NBUF];
+        if (tppool_n == 0)
+            return;
+        tppool_set *s = &tppool[--tppool_n];
+        tppool_bufs(p, b);
+        for (int i = 0; i < TPPOOL_NBUF; i++) {
+            if (!s->data[i])
+                continue;
+            if (!b[i]->data && b[i]->len == 0 && s->cap[i] <= b[i]->limit) {
+                b[i]->data = s->data[i];
+                b[i]->cap = s->cap[i];
+            } else {
+                free(s->data[i]);
+            }
+        }
+        if (s->ev) {
+            if (!p->ev && p->nev == 0) {
+                p->ev = s->ev;
+                p->evcap = s->evcap;
+            } else {
+                free(s->ev);
+            }
+        }
+    #endif
+    }
+    """
+    void tppool_give(tp_parser *p)
+    void tppool_take(tp_parser *p)
+
+
 
 cdef inline int _put(list res, Py_ssize_t *m, object obj) except -1:
     """Stores the batch's next object: over the placeholder at res[m] (a
@@ -598,6 +696,7 @@ cdef class StreamParser:
             flags |= TP_FLAG_FORWARD_UNKNOWN
         if tp_parser_init(&self.p, fmt, &lim, flags) != 0:
             raise MemoryError()
+        tppool_take(&self.p)
         self.inited = True
         self.format = format
         self._markup = markup
@@ -625,6 +724,7 @@ cdef class StreamParser:
 
     def __dealloc__(self):
         if self.inited:
+            tppool_give(&self.p)
             tp_parser_free(&self.p)
 
     cdef int _enter(self, str what) except -1:

@@ -95,3 +95,38 @@ def test_one_batch_holds_exactly_its_events_in_order():
     assert type(evs) is list and len(evs) == 2
     evs.append(1)  # the caller's own list
     assert p.feed("") == [] and p.feed("") is not p.feed("")
+
+
+def _k2_events(chunks, **limits):
+    p = StreamParser("kimi_k2", ["get_weather"], **limits)
+    return [e for c in chunks for e in p.feed(c)] + p.finish()
+
+
+def test_parsers_reusing_freed_buffers_give_the_same_events():
+    """A freed parser's small buffers go to a pool the next parser takes
+    them from (capacity within the new parser's limits only): results must
+    not depend on which parser ran before, limits included."""
+    long_name = "functions.%s:0" % ("x" * 3000)
+    big = K2_CALL.replace("functions.get_weather:0", long_name)
+    cases = [
+        ([K2_CALL], {}),
+        ([K2_CALL[:40], K2_CALL[40:90], K2_CALL[90:]], {}),
+        ([big], {}),                                   # a large id buffer goes to the pool
+        ([K2_CALL], {"max_name": 8}),                  # ... and is not taken under a small limit
+        ([K2_CALL[:50], K2_CALL[50:]], {"max_buffer": 16}),
+        (["Hello " * 200 + K2_CALL], {"max_name": 30}),
+    ]
+    fresh = [_k2_events(c, **o) for c, o in cases]
+    assert any(type(e) is ParseError for e in fresh[3])  # the name over max_name
+    split = _k2_events([K2_CALL[:60], K2_CALL[60:]])
+    for round_ in range(4):
+        held = []
+        for k, (c, o) in enumerate(cases if round_ % 2 else cases[::-1]):
+            i = k if round_ % 2 else len(cases) - 1 - k
+            assert _k2_events(c, **o) == fresh[i], (round_, i)
+            if round_ >= 2:  # parsers alive while others come and go
+                h = StreamParser("kimi_k2", ["get_weather"])
+                held.append((h, h.feed(K2_CALL[:60])))
+        for h, first in held:
+            assert first + h.feed(K2_CALL[60:]) + h.finish() == split
+        del held
