@@ -570,6 +570,38 @@ cdef extern from *:
     void tppool_take(tp_parser *p)
 
 
+# The core's output as str: an ASCII span (the usual case: JSON arguments,
+# names, ids) is copied into a new ASCII str after a check of 8 bytes at a
+# time; anything else goes through CPython's UTF-8 decoder (surrogatepass:
+# the core passes encoded lone surrogates through). The same str either way.
+cdef extern from *:
+    """
+    static PyObject *tp_out_str(const uint8_t *s, size_t n)
+    {
+        const uint64_t high = 0x8080808080808080ULL;
+        size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if (w & high)
+                goto decode;
+        }
+        for (; i < n; i++)
+            if (s[i] & 0x80)
+                goto decode;
+        if (n > 1) {
+            PyObject *o = PyUnicode_New((Py_ssize_t)n, 127);
+            if (o)
+                memcpy(PyUnicode_DATA(o), s, n);
+            return o;
+        }
+    decode:
+        return PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)n, "surrogatepass");
+    }
+    """
+    str tp_out_str(const uint8_t *s, size_t n)
+
+
 
 cdef inline int _put(list res, Py_ssize_t *m, object obj) except -1:
     """Stores the batch's next object: over the placeholder at res[m] (a
@@ -853,7 +885,7 @@ cdef class StreamParser:
     cdef inline str _text_at(self, size_t start, size_t n):
         if start > tp_parser_output_len(&self.p) or n > tp_parser_output_len(&self.p) - start:
             raise RuntimeError("parser output changed while it was read")
-        return PyUnicode_DecodeUTF8(<const char *>tp_parser_output(&self.p) + start, n, "surrogatepass")
+        return tp_out_str(tp_parser_output(&self.p) + start, n)
 
     cdef str _raw_at(self, size_t start, size_t n):
         """Dropped text: the model's bytes; a piece that is not whole
