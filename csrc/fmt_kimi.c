@@ -247,6 +247,10 @@ static int misspelled_id(tp_parser *p, const uint8_t *s, size_t n)
                                                                                                     : 0;
 }
 
+/* bytes an id may not hold inside (after its surrounding blanks are
+ * stripped): blanks, and the `<` and `|` of special tokens */
+static const uint8_t ID_BAD[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, ['<'] = 1, ['|'] = 1};
+
 /* Splits the id held in p->name: p->key gets the stripped id, p->name the
  * tool name (empty for a bare counter / empty id: vkind = 1). Returns 0, or
  * -1 when the id is not one of the accepted forms. */
@@ -260,9 +264,11 @@ static int split_id(tp_parser *p)
     }
     while (n && tp_is_ws(s[n - 1]))
         n--;
+    uint8_t bad = 0; /* (one pass without a branch per byte) */
     for (size_t i = 0; i < n; i++)
-        if (tp_is_ws(s[i]) || s[i] == '<' || s[i] == '|')
-            return -1;
+        bad |= ID_BAD[s[i]];
+    if (bad)
+        return -1;
     tp_buf_clear(&p->key);
     if (n && tp_buf_append(&p->key, s, n))
         return -1;

@@ -38,7 +38,7 @@ int tp_buf_reserve(tp_buf *b, size_t extra)
     return 0;
 }
 
-int tp_buf_append(tp_buf *b, const void *p, size_t n)
+int tp_buf_append_grow(tp_buf *b, const void *p, size_t n)
 {
     if (n == 0)
         return 0;

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct {
     uint8_t *data;
@@ -19,7 +20,19 @@ static inline void tp_buf_clear(tp_buf *b) { b->len = 0; }
 /* Ensure room for `extra` more bytes. Returns 0, or -1 when the limit would
  * be exceeded or allocation fails (the buffer is left unchanged). */
 int tp_buf_reserve(tp_buf *b, size_t extra);
-int tp_buf_append(tp_buf *b, const void *p, size_t n);
+/* Appends p[0:n): 0, or -1 as tp_buf_reserve (nothing is appended). An
+ * append that fits the capacity and the limit is a copy, inline; the rest
+ * (growing, refusing) is tp_buf_append_grow's. */
+int tp_buf_append_grow(tp_buf *b, const void *p, size_t n);
+static inline int tp_buf_append(tp_buf *b, const void *p, size_t n)
+{
+    if (n && b->len <= b->limit && n <= b->limit - b->len && n <= b->cap - b->len) {
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
+        return 0;
+    }
+    return tp_buf_append_grow(b, p, n);
+}
 int tp_buf_push(tp_buf *b, uint8_t c);
 
 /* Where an append that `b` refused is reported, so that errors do not

@@ -285,6 +285,68 @@ cdef class Markup(Event):
         return (self.offset, self.raw)
 
 
+# Event objects are made and dropped by the dozen per chunk. The final
+# event classes (no Python subclass can exist, no GC tracking) keep a small
+# free list of their memory blocks: a block a dropped event leaves is reused
+# by the next event of the same size instead of going back to the
+# allocator. Blocks come from and go back to PyObject_Malloc/PyObject_Free,
+# as the default slots do; only used under the GIL (free-threaded builds
+# keep the default slots).
+cdef extern from *:
+    """
+    #define TPEV_FREE_MAX 32
+    #define TPEV_WORDS 16 /* blocks of up to 16 words: every event class */
+    static void *tpev_blocks[TPEV_WORDS][TPEV_FREE_MAX];
+    static int tpev_nfree[TPEV_WORDS];
+
+    static PyObject *tpev_alloc(PyTypeObject *t, Py_ssize_t nitems)
+    {
+        size_t size = (size_t)t->tp_basicsize, w = size / sizeof(void *);
+        if (nitems != 0 || t->tp_itemsize != 0 || size % sizeof(void *) || w >= TPEV_WORDS ||
+            tpev_nfree[w] == 0)
+            return PyType_GenericAlloc(t, nitems);
+        PyObject *o = (PyObject *)tpev_blocks[w][--tpev_nfree[w]];
+        memset(o, 0, size);
+        return PyObject_Init(o, t);
+    }
+
+    static void tpev_free(void *p)
+    {
+        PyTypeObject *t = Py_TYPE((PyObject *)p);
+        size_t size = (size_t)t->tp_basicsize, w = size / sizeof(void *);
+        if (t->tp_itemsize == 0 && size % sizeof(void *) == 0 && w < TPEV_WORDS &&
+            tpev_nfree[w] < TPEV_FREE_MAX)
+            tpev_blocks[w][tpev_nfree[w]++] = p;
+        else
+            PyObject_Free(p);
+    }
+
+    /* 1 if `type` now uses the free list (a static, final, non-GC type
+     * with the default slots), 0 if it keeps its own */
+    static int tpev_use_freelist(PyObject *type)
+    {
+    #ifdef Py_GIL_DISABLED
+        return 0;
+    #else
+        PyTypeObject *t = (PyTypeObject *)type;
+        if (!PyType_Check(type) || PyType_HasFeature(t, Py_TPFLAGS_HAVE_GC) ||
+            PyType_HasFeature(t, Py_TPFLAGS_BASETYPE) || PyType_HasFeature(t, Py_TPFLAGS_HEAPTYPE) ||
+            t->tp_alloc != PyType_GenericAlloc || t->tp_free != PyObject_Free)
+            return 0;
+        t->tp_alloc = tpev_alloc;
+        t->tp_free = tpev_free;
+        return 1;
+    #endif
+    }
+    """
+    int tpev_use_freelist(object type)
+
+
+# the classes that took the free list (tests/test_api_safety.py)
+_EVENT_FREELIST = frozenset(c.__name__ for c in (Text, Reasoning, CallStart, ArgsDelta, CallEnd, ParseError,
+                                                Dropped, Markup) if tpev_use_freelist(c))
+
+
 @cython.final
 cdef class CompiledTools:
     """A tool list compiled once for a format: tool names and, per declared
@@ -413,6 +475,147 @@ KINDS = {
 
 cdef list _NO_TOOLS = []  # (never appended to)
 
+# A stream's parser fills a few small buffers (the batch output, the call's
+# id and name, its raw record, the event array) with its first chunks, and a
+# new parser per stream would allocate them all again. A parser that is
+# freed gives them (up to 4 KB each) to a small pool under the GIL, and the
+# next parser made takes them, empty, where its own are still unallocated
+# and the capacity is within the buffer's limit. (Free-threaded builds: no
+# pool.)
+cdef extern from *:
+    """
+    #define TPPOOL_SETS 8
+    #define TPPOOL_NBUF 6
+    #define TPPOOL_KEEP 4096
+    typedef struct {
+        uint8_t *data[TPPOOL_NBUF];
+        size_t cap[TPPOOL_NBUF];
+        tp_event *ev;
+        size_t evcap;
+    } tppool_set;
+    static tppool_set tppool[TPPOOL_SETS];
+    static int tppool_n;
+
+    static void tppool_bufs(tp_parser *p, tp_buf *b[TPPOOL_NBUF])
+    {
+        b[0] = &p->out;
+        b[1] = &p->name;
+        b[2] = &p->key;
+        b[3] = &p->callname;
+        b[4] = &p->callid;
+        b[5] = &p->raw;
+    }
+
+    /* before tp_parser_free: the parser's small buffers go to the pool
+     * (tp_parser_free then frees the rest) */
+    static void tppool_give(tp_parser *p)
+    {
+    #ifndef Py_GIL_DISABLED
+        tp_buf *b[TPPOOL_NBUF];
+        if (tppool_n == TPPOOL_SETS)
+            return;
+        tppool_set *s = &tppool[tppool_n++];
+        tppool_bufs(p, b);
+        for (int i = 0; i < TPPOOL_NBUF; i++) {
+            s->data[i] = NULL;
+            s->cap[i] = 0;
+            if (b[i]->data && b[i]->cap <= TPPOOL_KEEP) {
+                s->data[i] = b[i]->data;
+                s->cap[i] = b[i]->cap;
+                b[i]->data = NULL;
+                b[i]->len = b[i]->cap = 0;
+            }
+        }
+        s->ev = NULL;
+        s->evcap = 0;
+        if (p->ev && p->evcap <= 256) {
+            s->ev = p->ev;
+            s->evcap = p->evcap;
+            p->ev = NULL;
+            p->nev = p->evcap = 0;
+        }
+    #endif
+    }
+
+    /* after tp_parser_init: the parser takes a pooled set where its own
+     * buffers are unallocated and the capacity fits their limits; what it
+     * does not take is freed */
+    static void tppool_take(tp_parser *p)
+    {
+    #ifndef Py_GIL_DISABLED
+        tp_buf *b[TPPOOL_NBUF];
+        if (tppool_n == 0)
+            return;
+        tppool_set *s = &tppool[--tppool_n];
+        tppool_bufs(p, b);
+        for (int i = 0; i < TPPOOL_NBUF; i++) {
+            if (!s->data[i])
+                continue;
+            if (!b[i]->data && b[i]->len == 0 && s->cap[i] <= b[i]->limit) {
+                b[i]->data = s->data[i];
+                b[i]->cap = s->cap[i];
+            } else {
+                free(s->data[i]);
+            }
+        }
+        if (s->ev) {
+            if (!p->ev && p->nev == 0) {
+                p->ev = s->ev;
+                p->evcap = s->evcap;
+            } else {
+                free(s->ev);
+            }
+        }
+    #endif
+    }
+    """
+    void tppool_give(tp_parser *p)
+    void tppool_take(tp_parser *p)
+
+
+# The core's output as str: an ASCII span (the usual case: JSON arguments,
+# names, ids) is copied into a new ASCII str after a check of 8 bytes at a
+# time; anything else goes through CPython's UTF-8 decoder (surrogatepass:
+# the core passes encoded lone surrogates through). The same str either way.
+cdef extern from *:
+    """
+    static PyObject *tp_out_str(const uint8_t *s, size_t n)
+    {
+        const uint64_t high = 0x8080808080808080ULL;
+        size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if (w & high)
+                goto decode;
+        }
+        for (; i < n; i++)
+            if (s[i] & 0x80)
+                goto decode;
+        if (n > 1) {
+            PyObject *o = PyUnicode_New((Py_ssize_t)n, 127);
+            if (o)
+                memcpy(PyUnicode_DATA(o), s, n);
+            return o;
+        }
+    decode:
+        return PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)n, "surrogatepass");
+    }
+    """
+    str tp_out_str(const uint8_t *s, size_t n)
+
+
+
+cdef inline int _put(list res, Py_ssize_t *m, object obj) except -1:
+    """Stores the batch's next object: over the placeholder at res[m] (a
+    streamed batch's list is made at its size), else appended."""
+    if m[0] < len(res):
+        res[m[0]] = obj
+    else:
+        res.append(obj)
+    m[0] += 1
+    return 0
+
 
 cdef class StreamParser:
     """Incremental parser for one stream of model output.
@@ -456,6 +659,10 @@ cdef class StreamParser:
     # touching the core state and output buffer the first caller is using
     cdef bint busy
     cdef readonly str format
+    # the open call's argument pieces: the first two in _a0/_a1, all of
+    # them in _args from the third on (None before); see _args_push
+    cdef str _a0
+    cdef str _a1
     cdef list _args
     cdef str _name
     cdef object _id
@@ -524,10 +731,11 @@ cdef class StreamParser:
             flags |= TP_FLAG_FORWARD_UNKNOWN
         if tp_parser_init(&self.p, fmt, &lim, flags) != 0:
             raise MemoryError()
+        tppool_take(&self.p)
         self.inited = True
         self.format = format
         self._markup = markup
-        self._args = []
+        self._args_reset()
         self._name = None
         self._conv = converter
         self._whole = False
@@ -551,6 +759,7 @@ cdef class StreamParser:
 
     def __dealloc__(self):
         if self.inited:
+            tppool_give(&self.p)
             tp_parser_free(&self.p)
 
     cdef int _enter(self, str what) except -1:
@@ -574,15 +783,23 @@ cdef class StreamParser:
     def feed(self, text):
         """Feeds the next chunk (a str, or an instance of a str subclass);
         returns the events it completes."""
+        cdef const uint8_t *data
+        cdef Py_ssize_t n
+        cdef bytes keep
         if type(text) is not str:
             if not isinstance(text, str):
                 raise TypeError("feed() takes a str, not %s" % type(text).__name__)
             text = PyUnicode_FromObject(text)  # a subclass: its value as a plain str
-        self._enter("feed()")
+        if self.busy or not self.inited:
+            self._enter("feed()")  # raises
+        if self.finished:
+            raise RuntimeError("feed() after finish()")
+        self.busy = True
         try:
-            if self.finished:
-                raise RuntimeError("feed() after finish()")
-            self._feed_only(text)
+            # (_feed_only's work, inline: one call per chunk)
+            keep = _utf8_view(text, &data, &n)
+            if tp_parser_feed(&self.p, data, <size_t>n) != 0:
+                raise MemoryError()
             return self._collect()
         finally:
             self.busy = False
@@ -671,7 +888,7 @@ cdef class StreamParser:
     cdef inline str _text_at(self, size_t start, size_t n):
         if start > tp_parser_output_len(&self.p) or n > tp_parser_output_len(&self.p) - start:
             raise RuntimeError("parser output changed while it was read")
-        return PyUnicode_DecodeUTF8(<const char *>tp_parser_output(&self.p) + start, n, "surrogatepass")
+        return tp_out_str(tp_parser_output(&self.p) + start, n)
 
     cdef str _raw_at(self, size_t start, size_t n):
         """Dropped text: the model's bytes; a piece that is not whole
@@ -697,9 +914,16 @@ cdef class StreamParser:
     cdef list _collect(self, bint oneshot=False):
         """The batch as events. oneshot: no CallStart/ArgsDelta objects (a
         call's arguments are only built for its CallEnd)."""
-        cdef size_t k = 0
+        cdef size_t k = 0, nev = 0
+        cdef Py_ssize_t m = 0  # objects in res
         cdef tp_event e
-        cdef list res = []
+        cdef list res
+        tp_parser_events(&self.p, &nev)
+        # streamed, an event makes about one object: res starts at the
+        # batch's size (None placeholders, replaced in order by _put, which
+        # appends past them; those left are cut at the end) instead of
+        # growing append by append
+        res = [] if oneshot else [None] * <Py_ssize_t>nev
         cdef str s
         cdef Text t
         cdef Reasoning rs
@@ -714,26 +938,26 @@ cdef class StreamParser:
                 if not self._whole:
                     s = self._text_at(e.start, e.len)
                     if oneshot:
-                        self._args.append(s)
+                        self._args_push(s)
                     else:
-                        self._add_args(res, e.call, s)
+                        self._add_args(res, &m, e.call, s)
             elif e.type == TP_EV_TEXT:
                 t = Text.__new__(Text)
                 t.text = self._text_at(e.start, e.len)
-                res.append(t)
+                _put(res, &m, t)
             elif e.type == TP_EV_REASONING:
                 rs = Reasoning.__new__(Reasoning)
                 rs.text = self._text_at(e.start, e.len)
-                res.append(rs)
+                _put(res, &m, rs)
             elif e.type == TP_EV_RAW_VALUE:
                 key = self._text_at(e.start, <size_t>e.offset)
                 s = self._text_at(e.start + <size_t>e.offset, e.len - <size_t>e.offset)
                 s = self._convert(e.call, key, s)  # Python code: no core pointer held
                 if not self._whole:
                     if oneshot:
-                        self._args.append(s)
+                        self._args_push(s)
                     else:
-                        self._add_args(res, e.call, s)
+                        self._add_args(res, &m, e.call, s)
             elif e.type == TP_EV_CALL_START:
                 if e.offset:  # the name, then the model's call id
                     self._name = self._text_at(e.start, <size_t>e.offset)
@@ -741,7 +965,7 @@ cdef class StreamParser:
                 else:
                     self._name = self._text_at(e.start, e.len)
                     self._id = None
-                self._args = []
+                self._args_reset()
                 self.calls_started += 1
                 self._whole = False
                 if self._whole_names is not None and self._name in self._whole_names:
@@ -754,24 +978,24 @@ cdef class StreamParser:
                     cs.index = e.call
                     cs.name = self._name
                     cs.id = self._id
-                    res.append(cs)
+                    _put(res, &m, cs)
             elif e.type == TP_EV_CALL_END:
                 if self._whole:
                     self._whole = False
-                    self._args = []
+                    self._args_reset()
                     s = self._conv.end()
                     if oneshot:
-                        self._args.append(s)
+                        self._args_push(s)
                     else:
-                        self._add_args(res, e.call, s)
+                        self._add_args(res, &m, e.call, s)
                 self._conv_call = -1
                 ce = CallEnd.__new__(CallEnd)
                 ce.index = e.call
                 ce.name = self._name
                 ce.id = self._id
-                ce.arguments = self._args[0] if len(self._args) == 1 else "".join(self._args)
-                self._args = []
-                res.append(ce)
+                ce.arguments = self._args_text()
+                self._args_reset()
+                _put(res, &m, ce)
             elif e.type == TP_EV_DROPPED:
                 s = self._raw_at(e.start, e.len)
                 if oneshot:  # into its error (parse_all makes the errors)
@@ -785,13 +1009,13 @@ cdef class StreamParser:
                     dr.index = None if e.call < 0 else e.call
                     dr.offset = e.offset
                     dr.raw = s
-                    res.append(dr)
+                    _put(res, &m, dr)
             elif e.type == TP_EV_MARKUP:
                 if self._markup:
                     mk = Markup.__new__(Markup)
                     mk.offset = e.offset
                     mk.raw = self._raw_at(e.start, e.len)
-                    res.append(mk)
+                    _put(res, &m, mk)
             elif e.type == TP_EV_ERROR:
                 pe = ParseError.__new__(ParseError)
                 pe.index = None if e.call < 0 else e.call
@@ -805,12 +1029,15 @@ cdef class StreamParser:
                 if e.call >= 0:
                     if oneshot:  # the incomplete call, as streaming showed it
                         self._incomplete(res, e.call)
-                    self._args = []
+                        m = len(res)
+                    self._args_reset()
                     if self._conv is not None and self._conv_call >= 0:
                         self._conv.reset()
                     self._conv_call = -1
                     self._whole = False
-                res.append(pe)
+                _put(res, &m, pe)
+        if m < len(res):
+            del res[m:]
         return res
 
     cdef void _incomplete(self, list res, int index):
@@ -820,7 +1047,7 @@ cdef class StreamParser:
         error. A cut-off call is never lost one-shot nor made complete."""
         cdef CallStart cs = CallStart.__new__(CallStart)
         cdef ArgsDelta ad
-        cdef str s = "".join(self._args)
+        cdef str s = self._args_text()
         cs.index = index
         cs.name = self._name
         cs.id = self._id
@@ -831,20 +1058,50 @@ cdef class StreamParser:
             ad.delta = s
             res.append(ad)
 
-    cdef void _add_args(self, list res, int index, str delta):
+    # A call's arguments are the concatenation of its pieces. Most calls
+    # streamed in bursts have one or two pieces: those are kept without a
+    # list (two are joined by one concatenation); a list holds them from the
+    # third on (joined once, never by repeated concatenation).
+    cdef inline void _args_reset(self):
+        self._a0 = None
+        self._a1 = None
+        self._args = None
+
+    cdef int _args_push(self, str s) except -1:
+        if self._a0 is None:
+            self._a0 = s
+        elif self._a1 is None:
+            self._a1 = s
+        elif self._args is None:
+            self._args = [self._a0, self._a1, s]
+        else:
+            self._args.append(s)
+        return 0
+
+    cdef str _args_text(self):
+        if self._args is not None:
+            return "".join(self._args)
+        if self._a1 is not None:
+            return self._a0 + self._a1
+        if self._a0 is not None:
+            return self._a0
+        return ""
+
+    cdef int _add_args(self, list res, Py_ssize_t *m, int index, str delta) except -1:
         cdef ArgsDelta ad
         if not delta:
-            return
-        self._args.append(delta)
-        if res:
-            last = res[len(res) - 1]
+            return 0
+        self._args_push(delta)
+        if m[0] > 0:
+            last = res[m[0] - 1]
             if type(last) is ArgsDelta and (<ArgsDelta>last).index == index:
                 (<ArgsDelta>last).delta = (<ArgsDelta>last).delta + delta
-                return
+                return 0
         ad = ArgsDelta.__new__(ArgsDelta)
         ad.index = index
         ad.delta = delta
-        res.append(ad)
+        _put(res, m, ad)
+        return 0
 
     cdef str _convert(self, int call, str key, str raw):
         conv = self._host(call) if self._compiled is not None else self._conv
