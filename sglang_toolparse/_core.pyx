@@ -321,6 +321,15 @@ cdef extern from *:
             PyObject_Free(p);
     }
 
+    /* at the interpreter's end: the kept blocks are forgotten (not
+     * freed: no Python API then), so an interpreter initialized again in
+     * this process never gets a block of the finalized one */
+    static void tpev_forget(void)
+    {
+        for (int w = 0; w < TPEV_WORDS; w++)
+            tpev_nfree[w] = 0;
+    }
+
     /* 1 if `type` now uses the free list (a static, final, non-GC type
      * with the default slots), 0 if it keeps its own */
     static int tpev_use_freelist(PyObject *type)
@@ -328,11 +337,17 @@ cdef extern from *:
     #ifdef Py_GIL_DISABLED
         return 0;
     #else
+        static int forget_registered;
         PyTypeObject *t = (PyTypeObject *)type;
         if (!PyType_Check(type) || PyType_HasFeature(t, Py_TPFLAGS_HAVE_GC) ||
             PyType_HasFeature(t, Py_TPFLAGS_BASETYPE) || PyType_HasFeature(t, Py_TPFLAGS_HEAPTYPE) ||
             t->tp_alloc != PyType_GenericAlloc || t->tp_free != PyObject_Free)
             return 0;
+        if (!forget_registered) {
+            if (Py_AtExit(tpev_forget) != 0)
+                return 0; /* (no room for it: no free list) */
+            forget_registered = 1;
+        }
         t->tp_alloc = tpev_alloc;
         t->tp_free = tpev_free;
         return 1;
