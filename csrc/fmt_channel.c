@@ -47,7 +47,9 @@
  * to lim.max_buffer). A terminator inside a call ends the body: the
  * call is reported `unterminated` (SGLang drops it). A header is held while
  * it can still become one (bounded: lim.max_name for the first one,
- * lim.max_buffer for a `<|start|>` header, then it is text). Each byte is
+ * lim.max_buffer for a `<|start|>` header, then it is text). A
+ * parameter's tag is read up to TAG_BOUND bytes, then it is prose inside
+ * the call (its bytes are not held: see TAG_BOUND). Each byte is
  * examined once. */
 #include <string.h>
 
@@ -66,6 +68,13 @@ enum {
 };
 /* tag sub-states (p->fstate) */
 enum { T_BOUND, T_ATTRS, T_NAME, T_REST };
+
+/* The longest parameter tag read (from its `<`): one that is not a tag
+ * yet at this many bytes is prose inside the call. Its bytes are not held:
+ * the error's dropped text takes them from the tail ring (tp_dropped.c),
+ * which keeps this many, so the same for any chunking. Well above a tag
+ * with a key of the default max_name. */
+#define TAG_BOUND TP_DROP_TAIL
 
 /* marker slots: the body terminators come first in every matcher */
 enum { K_STOP0, K_STOP1, K_NEXT };
@@ -736,7 +745,22 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
                                    : p->fstate == T_NAME ? &m->tag_name[param]
                                                          : &m->tag_rest[param];
             int np = param ? 3 : 2; /* first tag-own slot */
-            used = scan(p, tm, s + i, n - i, &match, p->fstate == T_NAME ? b : NULL, &over, &last);
+            size_t avail = n - i;
+            if (param && !p->discard) {
+                /* a parameter's tag is read up to TAG_BOUND bytes from its
+                 * `<`: past that it is no tag (prose inside the call, its
+                 * bytes from the tail ring), decided at that stream offset */
+                uint64_t at = p->base + i, stop = p->junk_off + TAG_BOUND;
+                if (at >= stop) {
+                    tp_junk_at(p, p->junk_off);
+                    tp_matcher_switch(p, tm, &m->inv); /* a terminator it began still ends the body */
+                    p->mode = C_INV;
+                    break;
+                }
+                if (avail > stop - at)
+                    avail = (size_t)(stop - at);
+            }
+            used = scan(p, tm, s + i, avail, &match, p->fstate == T_NAME ? b : NULL, &over, &last);
             if (over) { /* a name / key longer than max_name: the call is dropped */
                 if (!p->discard && !param) {
                     tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);

@@ -36,6 +36,15 @@ def _dp(fmt, k, v, string=True):
     return '<%s%s name="%s" string="%s">%s</%s%s>\n' % (D, par, k, "true" if string else "false", v, D, par)
 
 
+def _muse_tag(param, is_tag=False):
+    """a Muse call with one parameter element `param` (its tag and value)"""
+    body = param + "</atem:parameter>\n"
+    text = (' to=f<|message|><atem:function_calls>\n<atem:invoke name="f">\n' + body
+            + "</atem:invoke>\n</atem:function_calls><|eom|>")
+    return ("muse", text, "", [("f", '{"a": 1}' if is_tag else "{}", True)], [] if is_tag else [("bad_markup", body)],
+            [' to=f<|message|><atem:function_calls>\n', '\n</atem:function_calls><|eom|>'])
+
+
 PROSE_CASES = {
     # id: (format, text, expected text, calls, [(code, raw)][, Markup events])
     "qwen3-between-params": (
@@ -104,6 +113,17 @@ PROSE_CASES = {
         "muse", ' to=f<|message|><atem:function_calls>\n<atem:invoke name="f">\nhm\n<atem:parameter name="a">1'
         '</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>', "", [("f", '{"a": 1}', True)],
         [("bad_markup", "hm\n")], [' to=f<|message|><atem:function_calls>\n', '\n</atem:function_calls><|eom|>']),
+    # A parameter's tag is read up to 4096 bytes (fmt_channel.c TAG_BOUND):
+    # one that turns out no tag (no `name="` before its `>`, or none within
+    # the bound) is prose from its `<`, its bytes taken from the tail ring,
+    # also when it began chunks before (they were lost: the dropped text
+    # began at the chunk or checkpoint where it was decided).
+    # (the long ones: their raw text at every split, not in golden.py's
+    # runner, which keeps texts short)
+    "muse-long-partial-parameter-tag-is-prose": _muse_tag('<atem:parameter n' + " " * 5000 + 'ame="a">1'),
+    "muse-partial-parameter-tag-is-prose": _muse_tag('<atem:parameter n' + " " * 40 + 'ame="a">1'),
+    "muse-parameter-tag-past-the-bound-is-prose": _muse_tag('<atem:parameter' + " " * 5000 + 'name="a">1'),
+    "muse-parameter-tag-under-the-bound": _muse_tag('<atem:parameter' + " " * 4000 + 'name="a">1', True),
 }
 
 
@@ -171,6 +191,8 @@ def _events(case):
         "minimax-m3-between-params": lambda: [S(0, "f"), A(0, '{"a": "1"'), q("hm"), A(0, ', "b": "2"}'),
                                       E(0, "f", '{"a": "1", "b": "2"}')],
         "muse-between-params": lambda: [S(0, "f"), A(0, "{"), q("hm"), A(0, '"a": 1}'), E(0, "f", '{"a": 1}')],
+        "muse-partial-parameter-tag-is-prose": lambda: [S(0, "f"), A(0, "{"), q("<atem:parameter"), A(0, "}"),
+                                                        E(0, "f", "{}")],
     }[case]()
 
 
