@@ -431,18 +431,23 @@ static void start_stream(tp_parser *p)
     p->vkind = V_STREAM;
 }
 
-static int hold_value(tp_parser *p, const uint8_t *s, size_t n)
+/* s[0:n) at stream offset `off`. Over max_buffer: the call fails where
+ * the limit is crossed (for any chunking), its dropped text from there (in
+ * the chunk or the tail ring: prose reported inside the call before it is
+ * not in it again) */
+static int hold_value(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     if (!tp_buf_append(&p->pending, s, n))
         return 0;
-    tp_call_fail(p, TP_ERR_BUFFER_LIMIT, p->call_off); /* where the call began (for any chunking) */
+    tp_call_fail(p, TP_ERR_BUFFER_LIMIT, tp_buf_limit_at(&p->pending, s, off, n));
     p->discard = 1;
     tp_buf_clear(&p->pending);
     return -1;
 }
 
-/* value bytes s[0:n), in order (none of them part of a closing tag) */
-static void value_bytes(tp_parser *p, const uint8_t *s, size_t n)
+/* value bytes s[0:n) from stream offset `off`, in order (none of them
+ * part of a closing tag) */
+static void value_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     size_t i = 0;
     while (i < n && !p->discard) {
@@ -450,7 +455,7 @@ static void value_bytes(tp_parser *p, const uint8_t *s, size_t n)
         switch (p->vkind) {
         case V_LEAD:
             if (json_ws(c)) {
-                if (hold_value(p, s + i, 1))
+                if (hold_value(p, s + i, 1, off + i))
                     return;
                 i++;
             } else if (c == 't' || c == 'f' || c == 'n') {
@@ -469,7 +474,7 @@ static void value_bytes(tp_parser *p, const uint8_t *s, size_t n)
                 start_stream(p);
                 break;
             }
-            if (hold_value(p, s + i, 1))
+            if (hold_value(p, s + i, 1, off + i))
                 return;
             i++;
             if (lit[++p->have_name] == 0)
@@ -481,12 +486,12 @@ static void value_bytes(tp_parser *p, const uint8_t *s, size_t n)
                 start_stream(p);
                 break;
             }
-            if (hold_value(p, s + i, 1))
+            if (hold_value(p, s + i, 1, off + i))
                 return;
             i++;
             break;
         case V_HOLD:
-            hold_value(p, s + i, n - i);
+            hold_value(p, s + i, n - i, off + i);
             return;
         default:
             stream_text(p, s + i, n - i);
@@ -766,7 +771,9 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
                     tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
                     tp_raw_end(p);
                 } else if (!p->discard) {
-                    tp_call_fail(p, TP_ERR_BUFFER_LIMIT, p->call_off); /* where the call began */
+                    /* from the parameter tag's `<` (in the tail ring: the
+                     * tag is bounded), after any prose reported before it */
+                    tp_call_fail(p, TP_ERR_BUFFER_LIMIT, p->junk_off);
                 }
                 p->discard = 1;
                 tp_buf_clear(b);
@@ -825,9 +832,9 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
             const uint8_t *held = tp_matcher_path(&m->value, p->node, &hl);
             tp_matcher_scan(&m->value, &p->node, s + i, n - i, &sr);
             if (sr.held_text)
-                value_bytes(p, held, sr.held_text);
+                value_bytes(p, held, sr.held_text, p->base + i - hl);
             if (sr.text_len)
-                value_bytes(p, s + i, sr.text_len);
+                value_bytes(p, s + i, sr.text_len, p->base + i);
             i += sr.consumed;
             match = sr.match;
             if (match == 3 || match == 2) {

@@ -10,7 +10,7 @@ import pytest
 from golden import err, golden_tests
 from support import every_split
 from test_call_prose import D, DSML_TAGS
-from test_lossless import calls_of, check_accounted, stream_events
+from test_lossless import calls_of, check_accounted, check_tiled, stream_events
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart
 from sglang_toolparse._core import Markup
 from sglang_toolparse.api import collect, parse
@@ -211,3 +211,36 @@ def _golden(fmt):
 
 
 test_golden_every_chunker, test_golden_every_split = golden_tests(GOLDEN_FORMATS, _golden, TOOLS)
+
+
+_MUSE_H = ' to=f<|message|><atem:function_calls>\n<atem:invoke name="f">\n'
+_MUSE_T = "\n</atem:invoke>\n</atem:function_calls><|eom|> ok"
+MUSE_LIMIT_CASES = {
+    # a value held past max_buffer after prose inside the call: the call
+    # fails where the limit is crossed, its dropped text from there (it
+    # began at the call's `<`, so held the prose's bytes again: fuzz
+    # finding, fuzz/regress/muse--value-over-max-buffer-after-prose-in-call)
+    "value-over-max-buffer-after-prose": (
+        _MUSE_H + '<atem:parameter name="a">1</atem:parameter>\nhm\n<atem:parameter name="b">[' + "1, " * 30
+        + "2]</atem:parameter>" + _MUSE_T, {"max_buffer": 64}, [("f", '{"a": 1', False)],
+        [("bad_markup", 105, "hm\n"), ("buffer_limit", 197, "1, " * 9 + "2]</atem:parameter>"
+                                       "\n</atem:invoke>\n</atem:function_calls>")]),
+    # a key past max_name after prose: from the parameter tag's `<`
+    "key-over-max-name-after-prose": (
+        _MUSE_H + 'hm\n<atem:parameter name="' + "k" * 40 + '">1</atem:parameter>' + _MUSE_T, {"max_name": 16},
+        [("f", "{", False)], [("bad_markup", 61, "hm\n"), ("buffer_limit", 64, '<atem:parameter name="' + "k" * 40
+                                                          + '">1</atem:parameter>\n</atem:invoke>\n</atem:function_calls>')]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MUSE_LIMIT_CASES))
+def test_muse_call_over_a_limit_after_prose(case):
+    """The prose's error and the call's refusal hold disjoint bytes, at
+    every split and char by char."""
+    text, opts, calls, errors = MUSE_LIMIT_CASES[case]
+    one = collect(stream_events("muse", [text], TOOLS, **opts))
+    assert (one.text, calls_of(one), [(e.code, e.raw_offset, e.raw) for e in one.errors]) == (" ok", calls, errors)
+    for chunks in list(every_split(text)) + [list(text)]:
+        events = stream_events("muse", chunks, TOOLS, **opts)
+        assert collect(events) == one, chunks
+        check_tiled("muse", text.encode("utf-8"), events)
