@@ -47,7 +47,9 @@
  * to lim.max_buffer). A terminator inside a call ends the body: the
  * call is reported `unterminated` (SGLang drops it). A header is held while
  * it can still become one (bounded: lim.max_name for the first one,
- * lim.max_buffer for a `<|start|>` header, then it is text). Each byte is
+ * lim.max_buffer for a `<|start|>` header, then it is text). A
+ * parameter's tag is read up to TAG_BOUND bytes, then it is prose inside
+ * the call (its bytes are not held: see TAG_BOUND). Each byte is
  * examined once. */
 #include <string.h>
 
@@ -66,6 +68,13 @@ enum {
 };
 /* tag sub-states (p->fstate) */
 enum { T_BOUND, T_ATTRS, T_NAME, T_REST };
+
+/* The longest parameter tag read (from its `<`): one that is not a tag
+ * yet at this many bytes is prose inside the call. Its bytes are not held:
+ * the error's dropped text takes them from the tail ring (tp_dropped.c),
+ * which keeps this many, so the same for any chunking. Well above a tag
+ * with a key of the default max_name. */
+#define TAG_BOUND TP_DROP_TAIL
 
 /* marker slots: the body terminators come first in every matcher */
 enum { K_STOP0, K_STOP1, K_NEXT };
@@ -422,18 +431,23 @@ static void start_stream(tp_parser *p)
     p->vkind = V_STREAM;
 }
 
-static int hold_value(tp_parser *p, const uint8_t *s, size_t n)
+/* s[0:n) at stream offset `off`. Over max_buffer: the call fails where
+ * the limit is crossed (for any chunking), its dropped text from there (in
+ * the chunk or the tail ring: prose reported inside the call before it is
+ * not in it again) */
+static int hold_value(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     if (!tp_buf_append(&p->pending, s, n))
         return 0;
-    tp_call_fail(p, TP_ERR_BUFFER_LIMIT, p->call_off); /* where the call began (for any chunking) */
+    tp_call_fail(p, TP_ERR_BUFFER_LIMIT, tp_buf_limit_at(&p->pending, s, off, n));
     p->discard = 1;
     tp_buf_clear(&p->pending);
     return -1;
 }
 
-/* value bytes s[0:n), in order (none of them part of a closing tag) */
-static void value_bytes(tp_parser *p, const uint8_t *s, size_t n)
+/* value bytes s[0:n) from stream offset `off`, in order (none of them
+ * part of a closing tag) */
+static void value_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
 {
     size_t i = 0;
     while (i < n && !p->discard) {
@@ -441,7 +455,7 @@ static void value_bytes(tp_parser *p, const uint8_t *s, size_t n)
         switch (p->vkind) {
         case V_LEAD:
             if (json_ws(c)) {
-                if (hold_value(p, s + i, 1))
+                if (hold_value(p, s + i, 1, off + i))
                     return;
                 i++;
             } else if (c == 't' || c == 'f' || c == 'n') {
@@ -460,7 +474,7 @@ static void value_bytes(tp_parser *p, const uint8_t *s, size_t n)
                 start_stream(p);
                 break;
             }
-            if (hold_value(p, s + i, 1))
+            if (hold_value(p, s + i, 1, off + i))
                 return;
             i++;
             if (lit[++p->have_name] == 0)
@@ -472,12 +486,12 @@ static void value_bytes(tp_parser *p, const uint8_t *s, size_t n)
                 start_stream(p);
                 break;
             }
-            if (hold_value(p, s + i, 1))
+            if (hold_value(p, s + i, 1, off + i))
                 return;
             i++;
             break;
         case V_HOLD:
-            hold_value(p, s + i, n - i);
+            hold_value(p, s + i, n - i, off + i);
             return;
         default:
             stream_text(p, s + i, n - i);
@@ -736,13 +750,30 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
                                    : p->fstate == T_NAME ? &m->tag_name[param]
                                                          : &m->tag_rest[param];
             int np = param ? 3 : 2; /* first tag-own slot */
-            used = scan(p, tm, s + i, n - i, &match, p->fstate == T_NAME ? b : NULL, &over, &last);
+            size_t avail = n - i;
+            if (param && !p->discard) {
+                /* a parameter's tag is read up to TAG_BOUND bytes from its
+                 * `<`: past that it is no tag (prose inside the call, its
+                 * bytes from the tail ring), decided at that stream offset */
+                uint64_t at = p->base + i, stop = p->junk_off + TAG_BOUND;
+                if (at >= stop) {
+                    tp_junk_at(p, p->junk_off);
+                    tp_matcher_switch(p, tm, &m->inv); /* a terminator it began still ends the body */
+                    p->mode = C_INV;
+                    break;
+                }
+                if (avail > stop - at)
+                    avail = (size_t)(stop - at);
+            }
+            used = scan(p, tm, s + i, avail, &match, p->fstate == T_NAME ? b : NULL, &over, &last);
             if (over) { /* a name / key longer than max_name: the call is dropped */
                 if (!p->discard && !param) {
                     tp_ev_error(p, TP_ERR_BAD_NAME, p->call_off, -1, NULL, 0);
                     tp_raw_end(p);
                 } else if (!p->discard) {
-                    tp_call_fail(p, TP_ERR_BUFFER_LIMIT, p->call_off); /* where the call began */
+                    /* from the parameter tag's `<` (in the tail ring: the
+                     * tag is bounded), after any prose reported before it */
+                    tp_call_fail(p, TP_ERR_BUFFER_LIMIT, p->junk_off);
                 }
                 p->discard = 1;
                 tp_buf_clear(b);
@@ -801,9 +832,9 @@ static void feed(tp_parser *p, const uint8_t *s, size_t n)
             const uint8_t *held = tp_matcher_path(&m->value, p->node, &hl);
             tp_matcher_scan(&m->value, &p->node, s + i, n - i, &sr);
             if (sr.held_text)
-                value_bytes(p, held, sr.held_text);
+                value_bytes(p, held, sr.held_text, p->base + i - hl);
             if (sr.text_len)
-                value_bytes(p, s + i, sr.text_len);
+                value_bytes(p, s + i, sr.text_len, p->base + i);
             i += sr.consumed;
             match = sr.match;
             if (match == 3 || match == 2) {

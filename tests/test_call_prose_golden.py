@@ -10,7 +10,7 @@ import pytest
 from golden import err, golden_tests
 from support import every_split
 from test_call_prose import D, DSML_TAGS
-from test_lossless import calls_of, check_accounted, stream_events
+from test_lossless import calls_of, check_accounted, check_tiled, stream_events
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart
 from sglang_toolparse._core import Markup
 from sglang_toolparse.api import collect, parse
@@ -34,6 +34,15 @@ def _dsml(fmt, body, name="f"):
 def _dp(fmt, k, v, string=True):
     par = DSML_TAGS[fmt][2]
     return '<%s%s name="%s" string="%s">%s</%s%s>\n' % (D, par, k, "true" if string else "false", v, D, par)
+
+
+def _muse_tag(param, is_tag=False):
+    """a Muse call with one parameter element `param` (its tag and value)"""
+    body = param + "</atem:parameter>\n"
+    text = (' to=f<|message|><atem:function_calls>\n<atem:invoke name="f">\n' + body
+            + "</atem:invoke>\n</atem:function_calls><|eom|>")
+    return ("muse", text, "", [("f", '{"a": 1}' if is_tag else "{}", True)], [] if is_tag else [("bad_markup", body)],
+            [' to=f<|message|><atem:function_calls>\n', '\n</atem:function_calls><|eom|>'])
 
 
 PROSE_CASES = {
@@ -104,6 +113,17 @@ PROSE_CASES = {
         "muse", ' to=f<|message|><atem:function_calls>\n<atem:invoke name="f">\nhm\n<atem:parameter name="a">1'
         '</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>', "", [("f", '{"a": 1}', True)],
         [("bad_markup", "hm\n")], [' to=f<|message|><atem:function_calls>\n', '\n</atem:function_calls><|eom|>']),
+    # A parameter's tag is read up to 4096 bytes (fmt_channel.c TAG_BOUND):
+    # one that turns out no tag (no `name="` before its `>`, or none within
+    # the bound) is prose from its `<`, its bytes taken from the tail ring,
+    # also when it began chunks before (they were lost: the dropped text
+    # began at the chunk or checkpoint where it was decided).
+    # (the long ones: their raw text at every split, not in golden.py's
+    # runner, which keeps texts short)
+    "muse-long-partial-parameter-tag-is-prose": _muse_tag('<atem:parameter n' + " " * 5000 + 'ame="a">1'),
+    "muse-partial-parameter-tag-is-prose": _muse_tag('<atem:parameter n' + " " * 40 + 'ame="a">1'),
+    "muse-parameter-tag-past-the-bound-is-prose": _muse_tag('<atem:parameter' + " " * 5000 + 'name="a">1'),
+    "muse-parameter-tag-under-the-bound": _muse_tag('<atem:parameter' + " " * 4000 + 'name="a">1', True),
 }
 
 
@@ -171,6 +191,8 @@ def _events(case):
         "minimax-m3-between-params": lambda: [S(0, "f"), A(0, '{"a": "1"'), q("hm"), A(0, ', "b": "2"}'),
                                       E(0, "f", '{"a": "1", "b": "2"}')],
         "muse-between-params": lambda: [S(0, "f"), A(0, "{"), q("hm"), A(0, '"a": 1}'), E(0, "f", '{"a": 1}')],
+        "muse-partial-parameter-tag-is-prose": lambda: [S(0, "f"), A(0, "{"), q("<atem:parameter"), A(0, "}"),
+                                                        E(0, "f", "{}")],
     }[case]()
 
 
@@ -189,3 +211,36 @@ def _golden(fmt):
 
 
 test_golden_every_chunker, test_golden_every_split = golden_tests(GOLDEN_FORMATS, _golden, TOOLS)
+
+
+_MUSE_H = ' to=f<|message|><atem:function_calls>\n<atem:invoke name="f">\n'
+_MUSE_T = "\n</atem:invoke>\n</atem:function_calls><|eom|> ok"
+MUSE_LIMIT_CASES = {
+    # a value held past max_buffer after prose inside the call: the call
+    # fails where the limit is crossed, its dropped text from there (it
+    # began at the call's `<`, so held the prose's bytes again: fuzz
+    # finding, fuzz/regress/muse--value-over-max-buffer-after-prose-in-call)
+    "value-over-max-buffer-after-prose": (
+        _MUSE_H + '<atem:parameter name="a">1</atem:parameter>\nhm\n<atem:parameter name="b">[' + "1, " * 30
+        + "2]</atem:parameter>" + _MUSE_T, {"max_buffer": 64}, [("f", '{"a": 1', False)],
+        [("bad_markup", 105, "hm\n"), ("buffer_limit", 197, "1, " * 9 + "2]</atem:parameter>"
+                                       "\n</atem:invoke>\n</atem:function_calls>")]),
+    # a key past max_name after prose: from the parameter tag's `<`
+    "key-over-max-name-after-prose": (
+        _MUSE_H + 'hm\n<atem:parameter name="' + "k" * 40 + '">1</atem:parameter>' + _MUSE_T, {"max_name": 16},
+        [("f", "{", False)], [("bad_markup", 61, "hm\n"), ("buffer_limit", 64, '<atem:parameter name="' + "k" * 40
+                                                          + '">1</atem:parameter>\n</atem:invoke>\n</atem:function_calls>')]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MUSE_LIMIT_CASES))
+def test_muse_call_over_a_limit_after_prose(case):
+    """The prose's error and the call's refusal hold disjoint bytes, at
+    every split and char by char."""
+    text, opts, calls, errors = MUSE_LIMIT_CASES[case]
+    one = collect(stream_events("muse", [text], TOOLS, **opts))
+    assert (one.text, calls_of(one), [(e.code, e.raw_offset, e.raw) for e in one.errors]) == (" ok", calls, errors)
+    for chunks in list(every_split(text)) + [list(text)]:
+        events = stream_events("muse", chunks, TOOLS, **opts)
+        assert collect(events) == one, chunks
+        check_tiled("muse", text.encode("utf-8"), events)
