@@ -603,6 +603,33 @@ static inline __attribute__((always_inline)) size_t fast_scalar(tp_json *j, cons
 static size_t fast_string(tp_json *j, const uint8_t *p, size_t i, size_t n, tp_buf *out, int key)
 {
     size_t k = i + 1;
+    if (out && out->cap - out->len >= 8) {
+        /* the common case, a string without escapes: copied eight bytes at
+         * a time as it is scanned, from its opening quote, while the words
+         * fit the buffer's capacity (bytes past the string are scratch:
+         * the length is not moved over them). Anything else goes on below
+         * from the first word not looked at. */
+        size_t room = out->cap - out->len, q = i;
+        uint8_t *d = out->data + out->len;
+        uint64_t skip = 0x80; /* the opening quote */
+        while (q + 8 <= n && q - i + 8 <= room) {
+            uint64_t x = tp_load8(p + q);
+            memcpy(d + (q - i), &x, 8);
+            uint64_t m = tp_esc8_mask(x) & ~skip;
+            skip = 0;
+            if (m) {
+                size_t h = q + ((size_t)__builtin_ctzll(m) >> 3);
+                if (p[h] == '"') { /* the closing quote, already copied */
+                    out->len += h + 1 - i;
+                    return h + 1;
+                }
+                break;
+            }
+            q += 8;
+        }
+        if (q > k)
+            k = q;
+    }
     for (;;) {
         k += tp_esc_scan(p + k, n - k);
         if (k + 1 < n && p[k] == '\\' && SAME_ESC[p[k + 1]]) {
