@@ -51,7 +51,7 @@ static inline int put(tp_buf *out, const void *s, size_t n)
     if (!out)
         return 0;
     if (out->cap - out->len >= n && n) {
-        memcpy(out->data + out->len, s, n);
+        tp_copy(out->data + out->len, s, n); /* short: no call */
         out->len += n;
         return 0;
     }
@@ -482,12 +482,13 @@ static size_t start_value(tp_json *j, uint8_t c, size_t i, tp_buf *out)
 
 /* Byte classes for the token fast paths: bytes that may continue a number
  * token, and whitespace. */
-enum { C_NUM = 1, C_WS = 2 };
+enum { C_NUM = 1, C_WS = 2, C_LIT = 4 };
 static const uint8_t CLS[256] = {
     ['0'] = C_NUM, ['1'] = C_NUM, ['2'] = C_NUM, ['3'] = C_NUM, ['4'] = C_NUM, ['5'] = C_NUM,
     ['6'] = C_NUM, ['7'] = C_NUM, ['8'] = C_NUM, ['9'] = C_NUM, ['.'] = C_NUM, ['e'] = C_NUM,
     ['E'] = C_NUM, ['+'] = C_NUM, ['-'] = C_NUM,
     [' '] = C_WS, ['\t'] = C_WS, ['\n'] = C_WS, ['\r'] = C_WS,
+    ['t'] = C_LIT, ['f'] = C_LIT, ['n'] = C_LIT,
 };
 
 int tp_json_is_number(const uint8_t *s, size_t n)
@@ -527,25 +528,58 @@ int tp_json_is_number(const uint8_t *s, size_t n)
  * Returns the index after the token, or i when the token is left to the
  * byte-by-byte path (cut by the chunk, long, malformed, a string or a
  * container). On an output error the state is S_ERR. */
-static size_t fast_scalar(tp_json *j, const uint8_t *p, size_t i, size_t n, tp_buf *out)
+static __attribute__((noinline)) size_t fast_number(tp_json *j, const uint8_t *p, size_t i, size_t n, tp_buf *out)
+{
+    size_t e;
+    for (e = i + 1; e < n && (CLS[p[e]] & C_NUM); e++)
+        ;
+    if (e == n || e - i > 64 || !tp_json_is_number(p + i, e - i))
+        return i;
+    if (put_number(out, (const char *)p + i, e - i, NULL)) {
+        fail(j, TP_ERR_BUFFER_LIMIT, e);
+        return e;
+    }
+    value_done(j);
+    return e;
+}
+
+static inline __attribute__((always_inline)) size_t fast_scalar(tp_json *j, const uint8_t *p, size_t i, size_t n, tp_buf *out)
 {
     uint8_t c = p[i];
     size_t e;
     if (CLS[c] & C_NUM) {
-        for (e = i + 1; e < n && (CLS[p[e]] & C_NUM); e++)
-            ;
-        if (e == n || e - i > 64 || !tp_json_is_number(p + i, e - i))
-            return i;
-        if (put_number(out, (const char *)p + i, e - i, NULL)) {
-            fail(j, TP_ERR_BUFFER_LIMIT, e);
+        /* an integer (the common case): -?(0|[1-9][0-9]*) ended by a byte
+         * that cannot continue a number token, checked as it is scanned */
+        e = i + (c == '-');
+        if (e < n && p[e] >= '1' && p[e] <= '9') {
+            for (e++; e < n && p[e] >= '0' && p[e] <= '9'; e++)
+                ;
+        } else if (e < n && p[e] == '0') {
+            e++;
+        } else {
+            e = i;
+        }
+        if (e > i && e < n && !(CLS[p[e]] & C_NUM) && e - i <= 64) {
+            int neg0 = e - i == 2 && c == '-' && p[i + 1] == '0';
+            if (neg0 ? put(out, "0", 1) : put(out, p + i, e - i)) {
+                fail(j, TP_ERR_BUFFER_LIMIT, e);
+                return e;
+            }
+            value_done(j);
             return e;
         }
+        return fast_number(j, p, i, n, out);
     } else {
         const char *w = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" : NULL;
         if (!w)
             return i;
         size_t l = c == 'f' ? 5 : 4;
-        if (n - i < l || memcmp(p + i, w, l) != 0)
+        uint32_t a, b;
+        if (n - i < l)
+            return i;
+        memcpy(&a, p + i + l - 4, 4);
+        memcpy(&b, w + l - 4, 4);
+        if (a != b) /* the last four bytes (the first is c) */
             return i;
         e = i + l;
         if (put(out, w, l)) {
@@ -569,6 +603,33 @@ static size_t fast_scalar(tp_json *j, const uint8_t *p, size_t i, size_t n, tp_b
 static size_t fast_string(tp_json *j, const uint8_t *p, size_t i, size_t n, tp_buf *out, int key)
 {
     size_t k = i + 1;
+    if (out && out->cap - out->len >= 8) {
+        /* the common case, a string without escapes: copied eight bytes at
+         * a time as it is scanned, from its opening quote, while the words
+         * fit the buffer's capacity (bytes past the string are scratch:
+         * the length is not moved over them). Anything else goes on below
+         * from the first word not looked at. */
+        size_t room = out->cap - out->len, q = i;
+        uint8_t *d = out->data + out->len;
+        uint64_t skip = 0x80; /* the opening quote */
+        while (q + 8 <= n && q - i + 8 <= room) {
+            uint64_t x = tp_load8(p + q);
+            memcpy(d + (q - i), &x, 8);
+            uint64_t m = tp_esc8_mask(x) & ~skip;
+            skip = 0;
+            if (m) {
+                size_t h = q + ((size_t)__builtin_ctzll(m) >> 3);
+                if (p[h] == '"') { /* the closing quote, already copied */
+                    out->len += h + 1 - i;
+                    return h + 1;
+                }
+                break;
+            }
+            q += 8;
+        }
+        if (q > k)
+            k = q;
+    }
     for (;;) {
         k += tp_esc_scan(p + k, n - k);
         if (k + 1 < n && p[k] == '\\' && SAME_ESC[p[k + 1]]) {
@@ -606,17 +667,22 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
         case S_ERR:
             return i;
         case S_VALUE:
+        value: /* (entered with i < n, c = p[i]) */
             while (CLS[c] & C_WS) {
                 if (++i == n)
                     return i;
                 c = p[i];
             }
-            if (fast && (r = c == '"' ? fast_string(j, p, i, n, out, 0) : fast_scalar(j, p, i, n, out)) != i) {
+            if (fast && (r = c == '"' ? fast_string(j, p, i, n, out, 0) : (CLS[c] & (C_NUM | C_LIT)) ? fast_scalar(j, p, i, n, out) : i) != i) {
                 if (c == '"' && j->state != S_STR)
                     value_done(j);
                 i = r;
                 if (j->state == S_DONE || j->state == S_ERR)
                     return i;
+                if (j->state == S_AFTER && i < n) { /* straight on, as the next pass would */
+                    c = p[i];
+                    goto after;
+                }
                 break;
             }
             if ((r = start_value(j, c, i, out)) != SIZE_MAX) return r;
@@ -631,7 +697,7 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
             if (c == ']') {
                 r = close_container(j, 0, i, out);
             } else {
-                if (fast && (r = c == '"' ? fast_string(j, p, i, n, out, 0) : fast_scalar(j, p, i, n, out)) != i) {
+                if (fast && (r = c == '"' ? fast_string(j, p, i, n, out, 0) : (CLS[c] & (C_NUM | C_LIT)) ? fast_scalar(j, p, i, n, out) : i) != i) {
                     if (c == '"' && j->state != S_STR)
                         value_done(j);
                     i = r;
@@ -646,6 +712,7 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
             break;
         case S_OBJ_FIRST:
         case S_OBJ_KEY:
+        obj_key: /* (entered with i < n, c = p[i]) */
             while (CLS[c] & C_WS) {
                 if (++i == n)
                     return i;
@@ -662,7 +729,10 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
                 if (i < n && p[i] == ':') {
                     OUT(put(out, ": ", 2));
                     j->state = S_VALUE;
-                    i++;
+                    if (++i < n) {
+                        c = p[i];
+                        goto value;
+                    }
                 }
                 break;
             }
@@ -689,6 +759,7 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
             i++;
             break;
         case S_AFTER:
+        after: /* (entered with i < n, c = p[i]) */
             while (CLS[c] & C_WS) {
                 if (++i == n)
                     return i;
@@ -696,7 +767,17 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
             }
             if (c == ',') {
                 OUT(put(out, ", ", 2));
-                j->state = top_is_obj(j) ? S_OBJ_KEY : S_VALUE;
+                if (++i == n) {
+                    j->state = top_is_obj(j) ? S_OBJ_KEY : S_VALUE;
+                    return i;
+                }
+                c = p[i];
+                if (top_is_obj(j)) {
+                    j->state = S_OBJ_KEY;
+                    goto obj_key;
+                }
+                j->state = S_VALUE;
+                goto value;
             } else if (c == '}' || c == ']') {
                 if ((r = close_container(j, c == '}', i, out)) != SIZE_MAX) return r;
             } else {

@@ -19,7 +19,8 @@ git show "$OLD:csrc/tp_swar.h" > "$TMP/tp_swar.h"
 cp csrc/tp_json.h csrc/tp_buf.h csrc/tp_errors.h "$TMP/"
 REN="-Dtp_json_init=old_tp_json_init -Dtp_json_feed=old_tp_json_feed -Dtp_json_end=old_tp_json_end \
      -Dtp_json_done=old_tp_json_done -Dtp_json_failed=old_tp_json_failed \
-     -Dtp_json_not_started=old_tp_json_not_started -Dtp_format_double=old_tp_format_double"
+     -Dtp_json_not_started=old_tp_json_not_started -Dtp_format_double=old_tp_format_double \
+     -Dtp_json_is_number=old_tp_json_is_number"
 CFLAGS="-std=c11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined"
 # shellcheck disable=SC2086
 gcc $CFLAGS $REN -I"$TMP" -c "$TMP/old_tp_json.c" -o "$TMP/old.o"
