@@ -122,3 +122,31 @@ def test_sglang_adapter_keeps_the_call_and_logs_the_prose(fcp, sglang_tool, capl
             assert stream_through(fcp, tools, fmt + "_native", chunks) == want
             assert stream_through(fcp, tools, fmt, chunks) == want  # (SGLang's detector: the same call)
     assert "text inside a tool call left out" in caplog.text
+
+
+LONG_PROSE = 20000
+LONG_PROSE_CALLS = {  # prose before the call's announcement, longer than the raw record's floor
+    "glm47": '<tool_call>f\nSee:%s\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call> ok',
+    "qwen3_coder": '<tool_call>\n<function=f>\nSee:%s\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call> ok',
+    "deepseekv32": '<%sfunction_calls>\n<%sinvoke name="f">\nSee:%%s\n<%sparameter name="a" string="true">1'
+                   '</%sparameter>\n</%sinvoke>\n</%sfunction_calls> ok' % ((D,) * 6),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(LONG_PROSE_CALLS))
+@pytest.mark.parametrize("limits", [{}, {"max_buffer": 64}])
+def test_long_prose_before_the_announcement_keeps_its_bytes(fmt, limits):
+    """Prose before the announcement comes from the call's raw record: one
+    that outgrew the record's bound refuses the call at a checkpoint (the
+    whole call its dropped text), so the prose is never reported without
+    its bytes, and any chunking gives the same."""
+    text = LONG_PROSE_CALLS[fmt] % ("x" * LONG_PROSE)
+    one = stream_events(fmt, [text], ["f"], **limits)
+    check_tiled(fmt, utf8(text), one)
+    raws = "".join(e.raw for e in one if type(e).__name__ == "Dropped")
+    assert "See:" + "x" * LONG_PROSE in raws
+    for size in (997, 4099):
+        events = stream_events(fmt, [text[k:k + size] for k in range(0, len(text), size)], ["f"], **limits)
+        assert [e for e in events if type(e).__name__ != "Dropped"] == [e for e in one if type(e).__name__ != "Dropped"]
+        assert "".join(e.raw for e in events if type(e).__name__ == "Dropped") == raws
+        check_tiled(fmt, utf8(text), events)
