@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, Dropped, Markup, ParseError, Reasoning, StreamParser, Text
@@ -174,3 +175,23 @@ def random_value(rnd, key_chars: str, str_chars: str, min_key: int = 1, depth: i
     if r < 0.85:
         return rnd.choice([0.0, -0.0, 1.5, 1e-7, 1e22, -2.5e300, 123456.789, rnd.random()])
     return rnd.choice([True, False, None])
+
+
+def in_threads(step: Callable[[], None], times: int, threads: int = 4) -> list:
+    """Run `step` `times` times in each of `threads` threads at once; the
+    exceptions they raised (none when every step passed)."""
+    errors: list = []
+
+    def work():
+        try:
+            for _ in range(times):
+                step()
+        except Exception as e:  # reported to the caller
+            errors.append(e)
+
+    pool = [threading.Thread(target=work) for _ in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    return errors

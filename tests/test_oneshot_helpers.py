@@ -9,6 +9,8 @@ import pytest
 
 from sglang_toolparse import _core
 
+from support import in_threads
+
 
 def _texts():
     rng = random.Random(24)
@@ -192,21 +194,10 @@ def test_one_shot_parser_is_reused_safely():
         gc.collect()
     assert len(inner) >= 10 and all(got == [p for p, _ in first] for got in inner)
 
-    errors = []
+    def step():
+        assert [_core.parse_plain(fmt, text) for fmt, text in cases] == [p for p, _ in first]
 
-    def work():
-        try:
-            for _ in range(20):
-                assert [_core.parse_plain(fmt, text) for fmt, text in cases] == [p for p, _ in first]
-        except AssertionError as e:  # pragma: no cover - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    assert in_threads(step, 20) == []
 
 
 def test_tool_entries():

@@ -2,13 +2,14 @@
 typed in the C core with only Python-literal cases handed to Python, the
 one-shot path, and no core memory read across a call back into Python."""
 import json
-import threading
 
 import pytest
 
 from sglang_toolparse import ArgsDelta, CallEnd, CallStart, StreamParser, parse
 from sglang_toolparse import _core, api
 from sglang_toolparse.glm_types import GlmConverter, compile_tools
+
+from support import in_threads
 
 PROPS = {"s": {"type": "string"}, "i": {"type": "integer"}, "n": {"type": "number"}, "b": {"type": "boolean"},
          "o": {"type": "object"}, "u": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
@@ -91,22 +92,11 @@ def test_threads_share_compiled_tools():
     tools = tools_with()
     text = g47("f", ("i", "5"), ("b", "True"), ("s", "x y"), ("e", "8")) * 3
     want = parse("glm47", text, tools)
-    errors = []
+    def step():
+        copy = json.loads(json.dumps(tools))  # a new request's equal tools
+        assert parse("glm47", text, copy) == want
 
-    def work():
-        try:
-            for _ in range(200):
-                copy = json.loads(json.dumps(tools))  # a new request's equal tools
-                assert parse("glm47", text, copy) == want
-        except Exception as e:  # pragma: no cover - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert in_threads(step, 200) == []
 
 
 @pytest.mark.parametrize("fmt", ["glm45", "glm47", "qwen25", "deepseekv4"])
