@@ -418,6 +418,16 @@ cdef class CompiledTools:
         raise TypeError("CompiledTools cannot be pickled; compile the tools again")
 
 
+cdef object _value_text(int res, const tp_buf *out):
+    """A typing call's answer (type_value, nsxml_value): its JSON text, or
+    None when the host's rules type the value."""
+    if res < 0:
+        raise MemoryError()
+    if res == TP_TV_HOST:
+        return None
+    return PyUnicode_DecodeUTF8(<const char *>out.data, out.len, "surrogatepass")
+
+
 def type_value(str family, int kind, unsigned mask, str raw):
     """What the core makes of one complete raw value of a parameter of
     `kind` (KINDS) and union `mask` under `family`'s rules: its JSON text,
@@ -436,11 +446,7 @@ def type_value(str family, int kind, unsigned mask, str raw):
     tp_buf_init(&out, 0)
     try:
         res = tp_type_value(r, kind, mask, <const uint8_t *>b, len(b), js, TP_DEFAULT_MAX_DEPTH, &out)
-        if res < 0:
-            raise MemoryError()
-        if res == TP_TV_HOST:
-            return None
-        return PyUnicode_DecodeUTF8(<const char *>out.data, out.len, "surrogatepass")
+        return _value_text(res, &out)
     finally:
         tp_buf_free(&out)
         PyMem_Free(js)
@@ -469,11 +475,7 @@ def nsxml_value(bytes schema, int node, str raw, str ns):
     tp_buf_init(&out, 0)
     try:
         res = tp_nsxml_value(sc, node, <const char *>nb, <const uint8_t *>b, len(b), js, TP_DEFAULT_MAX_DEPTH, &out)
-        if res < 0:
-            raise MemoryError()
-        if res == TP_TV_HOST:
-            return None
-        return PyUnicode_DecodeUTF8(<const char *>out.data, out.len, "surrogatepass")
+        return _value_text(res, &out)
     finally:
         tp_buf_free(&out)
         PyMem_Free(js)
