@@ -160,7 +160,7 @@ def print_bench(report: Dict[str, Any], out) -> None:
     env = report["environment"]
     print("sglang-toolparse %s benchmark (%s mode), Python %s, SGLang %s, %s CPUs" % (
         env["sglang_toolparse"], report["mode"], env["python"], env["sglang"] or "not available", env["cpus"]), file=out)
-    print("us per chunk (min over runs, %s clock); chunks of %d chars except bursts3 (20-200)%s." % (
+    print("us per chunk (min over runs, several short streams per clock read, %s clock); chunks of %d chars except bursts3 (20-200)%s." % (
         "wall" if report.get("clock", "wall") == "wall" else "CPU", report["chunk"],
         "" if report.get("split_markers") else ", special tokens (<tool_call>, ...) never split"), file=out)
     print("native = <name>_native through FunctionCallParser.parse_stream_chunk; sglang = the builtin detector; "

@@ -1,0 +1,54 @@
+"""The bench's stream timing: several short streams between one pair of
+clock reads (the clock's own cost kept out), each stream made before the
+clocks start and fed whole, once."""
+import pytest
+
+from sglang_toolparse.bench import runner
+from sglang_toolparse.bench.common import Policy
+from sglang_toolparse.bench.sides import Side
+
+
+def counting_side(log):
+    def start():
+        i = len([e for e in log if e[0] == "start"])
+        log.append(("start", i))
+
+        def feed(c):
+            log.append(("feed", i, c))
+            return []
+
+        def end():
+            log.append(("end", i))
+            return []
+
+        return feed, end
+
+    return Side("standalone", start)
+
+
+def test_streams_are_made_first_then_each_fed_whole_once():
+    log = []
+    w, c = runner.run_streams(counting_side(log), ["a", "b"], 3)
+    assert w >= 0 and c >= 0
+    assert log[:3] == [("start", 0), ("start", 1), ("start", 2)]
+    assert log[3:] == [("feed", 0, "a"), ("feed", 0, "b"), ("end", 0),
+                       ("feed", 1, "a"), ("feed", 1, "b"), ("end", 1),
+                       ("feed", 2, "a"), ("feed", 2, "b"), ("end", 2)]
+
+
+def test_streams_per_sample_is_bounded():
+    assert runner.streams_per_sample(0) == runner.MAX_STREAMS
+    assert runner.streams_per_sample(10**9) == 1
+    assert runner.streams_per_sample(runner.SAMPLE_NS // 4) == 4
+
+
+def test_measure_reports_streams_per_rep_and_per_chunk_time():
+    log = []
+    stats, text, calls = runner.measure(counting_side(log), ["x"] * 4, Policy(1.0, 2, 2))
+    assert stats["reps"] == 2
+    k = stats["streams_per_rep"]
+    assert 1 <= k <= runner.MAX_STREAMS
+    # one collected stream, then two samples of k streams each
+    assert len([e for e in log if e[0] == "start"]) == 1 + 2 * k
+    assert len([e for e in log if e[0] == "feed"]) == 4 * (1 + 2 * k)
+    assert stats["us_per_chunk_min"] * 4 * 1e3 == pytest.approx(stats["total_ms_min"] * 1e6)
