@@ -52,3 +52,36 @@ def test_measure_reports_streams_per_rep_and_per_chunk_time():
     assert len([e for e in log if e[0] == "start"]) == 1 + 2 * k
     assert len([e for e in log if e[0] == "feed"]) == 4 * (1 + 2 * k)
     assert stats["us_per_chunk_min"] * 4 * 1e3 == pytest.approx(stats["total_ms_min"] * 1e6)
+
+
+def test_one_shot_sides_are_timed_in_turn():
+    from sglang_toolparse.bench import oneshot
+
+    log = []
+
+    def side(name):
+        def parse(text):
+            log.append(name)
+            return text, []
+        return parse
+
+    stats = oneshot.time_parses({"a": side("a"), "b": side("b")}, "x", Policy(0.0, 3, 3), sample_ns=1)
+    assert set(stats) == {"a", "b"} and all(s["reps"] == 3 for s in stats.values())
+    # after one call each to size the samples (1 parse per sample here), a, b, a, b, a, b
+    assert log == ["a", "b"] + ["a", "b"] * 3
+
+
+def test_a_one_shot_side_that_raises_is_reported_and_the_others_timed():
+    from sglang_toolparse.bench import oneshot
+
+    calls = {"n": 0}
+
+    def flaky(text):
+        calls["n"] += 1
+        if calls["n"] > 1:
+            raise ValueError("boom")
+        return text, []
+
+    stats = oneshot.time_parses({"ok": lambda t: (t, []), "flaky": flaky}, "x", Policy(0.0, 2, 2), sample_ns=1)
+    assert stats["flaky"] == {"error": "ValueError: boom"}
+    assert stats["ok"]["reps"] == 2

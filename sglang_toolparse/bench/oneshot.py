@@ -83,30 +83,64 @@ def time_parse(parse: Parse, text: str, policy: Policy, sample_ns: int = 1_000_0
     off). Each sample times `loops` parses (at least ~1 ms per sample), so
     the clocks' own cost (~2 us for thread_time_ns on a VM) does not bias
     short parses."""
+    return time_parses({"": parse}, text, policy, sample_ns)[""]
+
+
+def _loops(parse: Parse, text: str, sample_ns: int) -> int:
     t0 = time.perf_counter_ns()
     parse(text)
     first = max(1, time.perf_counter_ns() - t0)
-    loops = max(1, min(10_000, sample_ns // first))
-    walls: List[float] = []
-    cpus: List[float] = []
+    return max(1, min(10_000, sample_ns // first))
+
+
+def time_parses(parses: Dict[str, Parse], text: str, policy: Policy,
+                sample_ns: int = 1_000_000) -> Dict[str, Dict[str, Any]]:
+    """time_parse for several sides of one reply, their samples taken in
+    turn (a round is one sample of each side), so that a slow phase of a
+    shared machine falls on every side alike instead of on whichever side
+    was being timed then. Repeats until every side has policy.min_reps
+    samples and the rounds have spent policy.budget per side, or
+    policy.max_reps rounds. A side whose parse raises is left out of the
+    result (its exception is in `errors`)."""
+    loops = {k: _loops(p, text, sample_ns) for k, p in parses.items()}
+    walls: Dict[str, List[float]] = {k: [] for k in parses}
+    cpus: Dict[str, List[float]] = {k: [] for k in parses}
+    live = dict(parses)
+    errors: Dict[str, BaseException] = {}
     spent = 0
     gc_was = gc.isenabled()
     gc.disable()
     try:
-        while len(walls) < policy.max_reps and (len(walls) < policy.min_reps or spent < policy.budget * 1e9):
-            c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
-            for _ in range(loops):
-                parse(text)
-            t1, c1 = time.perf_counter_ns(), time.thread_time_ns()
-            walls.append((t1 - t0) / loops)
-            cpus.append((c1 - c0) / loops)
-            spent += t1 - t0
+        rounds = 0
+        while live and rounds < policy.max_reps and (rounds < policy.min_reps or spent < policy.budget * 1e9 * len(live)):
+            rounds += 1
+            for k, parse in list(live.items()):
+                n = loops[k]
+                try:
+                    c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
+                    for _ in range(n):
+                        parse(text)
+                    t1, c1 = time.perf_counter_ns(), time.thread_time_ns()
+                except Exception as e:  # a parser failing is a result
+                    errors[k] = e
+                    del live[k]
+                    continue
+                walls[k].append((t1 - t0) / n)
+                cpus[k].append((c1 - c0) / n)
+                spent += t1 - t0
     finally:
         if gc_was:
             gc.enable()
-    walls.sort()
-    return {"reps": len(walls), "loops": loops, "wall_us_min": walls[0] / 1e3,
-            "wall_us_median": walls[len(walls) // 2] / 1e3, "cpu_us_min": min(cpus) / 1e3}
+    if "" in errors:  # (time_parse: one side, its exception as before)
+        raise errors[""]
+    out: Dict[str, Dict[str, Any]] = {}
+    for k in live:
+        w = sorted(walls[k])
+        out[k] = {"reps": len(w), "loops": loops[k], "wall_us_min": w[0] / 1e3,
+                  "wall_us_median": w[len(w) // 2] / 1e3, "cpu_us_min": min(cpus[k]) / 1e3}
+    for k, e in errors.items():
+        out[k] = {"error": "%s: %s" % (type(e).__name__, e)}
+    return out
 
 
 def run_oneshot(fmts: Sequence[Any], keys: Sequence[str], sg: Any, peer: Any, policy: Policy,
@@ -127,9 +161,12 @@ def run_oneshot(fmts: Sequence[Any], keys: Sequence[str], sg: Any, peer: Any, po
             case = corpus.render_case(corpus.make_scenario(key), f.corpus_key, 4, render)
             row: Dict[str, Any] = {"format": f.label, "core": f.core, "scenario": key, "bytes": case.n_bytes,
                                    "arg_bytes": case.scenario.arg_bytes, "sides": {}}
+            got: Dict[str, Tuple[str, List[Tuple[str, str]]]] = {}
+            stats: Dict[str, Dict[str, Any]] = {}
             for side, parse in parsers.items():
                 if bar is not None:
                     bar.describe("one-shot %s %s %s" % (f.core, key, side))
+
                 def measure(parse=parse, text=case.text):
                     got_text, got_calls = parse(text)
                     return got_text, got_calls, time_parse(parse, text, policy)
@@ -140,16 +177,25 @@ def run_oneshot(fmts: Sequence[Any], keys: Sequence[str], sg: Any, peer: Any, po
                         if over is not None:
                             row["sides"][side] = over
                             continue
-                        got = capped.run_capped(measure, cap)
-                        if got is None:
+                        res = capped.run_capped(measure, cap)
+                        if res is None:
                             row["sides"][side] = capped.did_not_finish(cap)
                             continue
-                        text, calls, st = got
+                        got[side], stats[side] = res[:2], res[2]
                     else:
-                        text, calls, st = measure()
+                        got[side] = parse(case.text)
                 except Exception as e:  # a parser failing on the corpus is a result
                     row["sides"][side] = {"error": "%s: %s" % (type(e).__name__, e)}
+            # the sides timed here, sample by sample in turn (time_parses)
+            stats.update(time_parses({k: parsers[k] for k in got if k not in stats}, case.text, policy))
+            for side in parsers:
+                if side not in got:
                     continue
+                st = stats[side]
+                if "error" in st:
+                    row["sides"][side] = st
+                    continue
+                text, calls = got[side]
                 st["us_min"] = st["cpu_us_min"] if clock == "cpu" else st["wall_us_min"]
                 if side == "floor":  # reads nothing: no calls to compare
                     row["sides"][side] = st
