@@ -33,6 +33,30 @@ void tp_json_init(tp_json *j, int mode, uint32_t max_depth)
     j->max_depth = max_depth == 0 || max_depth > TP_JSON_DEPTH_CAP ? TP_JSON_DEPTH_CAP : max_depth;
     j->err_at = 0;
     j->num_len = 0;
+    if (j->spill)
+        tp_json_free(j);
+}
+
+int tp_json_spill_get(tp_json *j)
+{
+    if (!j->spill)
+        j->spill = malloc(sizeof(tp_json_spill));
+    return j->spill ? 0 : -1;
+}
+
+int tp_json_nest_set_deep(tp_json *j, uint32_t d, int is_obj)
+{
+    if (tp_json_spill_get(j))
+        return -1;
+    uint8_t m = (uint8_t)(1u << (d & 7)), *b = &j->spill->stack[(d - TP_JSON_NEST_INLINE) >> 3];
+    *b = is_obj ? (uint8_t)(*b | m) : (uint8_t)(*b & ~m);
+    return 0;
+}
+
+void tp_json_free(tp_json *j)
+{
+    free(j->spill);
+    j->spill = NULL;
 }
 
 int tp_json_done(const tp_json *j) { return j->state == S_DONE; }
@@ -343,10 +367,36 @@ static int put_number(tp_buf *out, const char *s, size_t n, const char *z)
     return put(out, s, n);
 }
 
+/* The number token so far: inline while it is shorter than the inline
+ * room, else in the spill (it moved there whole when it outgrew it). */
+static inline char *num_buf(tp_json *j)
+{
+    return j->num_len < TP_JSON_NUM_INLINE ? j->num : j->spill->num;
+}
+
+/* Appends c to the number token: 0, or -1 when the spill it moves to
+ * cannot be allocated. */
+static int num_push(tp_json *j, uint8_t c)
+{
+    uint16_t l = j->num_len;
+    if (l + 1 < TP_JSON_NUM_INLINE) {
+        j->num[l] = (char)c;
+    } else {
+        if (tp_json_spill_get(j))
+            return -1;
+        if (l + 1 == TP_JSON_NUM_INLINE)
+            memcpy(j->spill->num, j->num, l);
+        j->spill->num[l] = (char)c;
+    }
+    j->num_len = (uint16_t)(l + 1);
+    return 0;
+}
+
 static int emit_number(tp_json *j, tp_buf *out)
 {
-    j->num[j->num_len] = 0;
-    return put_number(out, j->num, j->num_len, j->num);
+    char *s = num_buf(j);
+    s[j->num_len] = 0;
+    return put_number(out, s, j->num_len, s);
 }
 
 static inline void value_done(tp_json *j)
@@ -356,8 +406,7 @@ static inline void value_done(tp_json *j)
 
 static inline int top_is_obj(const tp_json *j)
 {
-    uint32_t d = j->depth - 1;
-    return (j->stack[d >> 3] >> (d & 7)) & 1;
+    return tp_json_nest_obj(j, j->depth - 1);
 }
 
 static size_t fail(tp_json *j, int err, size_t at)
@@ -418,15 +467,13 @@ static int end_string(tp_json *j, tp_buf *out)
 
 #define OUT(expr) do { if (expr) return fail(j, TP_ERR_BUFFER_LIMIT, i); } while (0)
 
-static size_t open_container(tp_json *j, int is_obj, size_t i, tp_buf *out)
+static inline __attribute__((always_inline)) size_t open_container(tp_json *j, int is_obj, size_t i, tp_buf *out)
 {
     if (j->depth >= j->max_depth)
         return fail(j, TP_ERR_JSON_DEPTH, i);
-    uint32_t d = j->depth++;
-    if (is_obj)
-        j->stack[d >> 3] |= (uint8_t)(1u << (d & 7));
-    else
-        j->stack[d >> 3] &= (uint8_t)~(1u << (d & 7));
+    if (tp_json_nest_set(j, j->depth, is_obj))
+        return fail(j, TP_ERR_NO_MEMORY, i);
+    j->depth++;
     j->state = is_obj ? S_OBJ_FIRST : S_ARR_FIRST;
     OUT(put(out, is_obj ? "{" : "[", 1));
     return SIZE_MAX;
@@ -938,7 +985,8 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
             }
             if (j->num_len >= TP_JSON_NUM_MAX)
                 return fail(j, TP_ERR_JSON_NUMBER, i);
-            j->num[j->num_len++] = (char)c;
+            if (num_push(j, c))
+                return fail(j, TP_ERR_NO_MEMORY, i);
             j->num_state = (uint8_t)next;
             i++;
             break;
