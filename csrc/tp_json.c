@@ -731,6 +731,7 @@ static size_t fast_run(tp_json *j, const uint8_t *p, size_t i, size_t n, tp_buf 
     int key;
     size_t q, h;
     uint32_t d, dep = j->depth; /* (j->depth at the exits: stores through o may alias j) */
+    int top = dep && tp_json_nest_obj(j, dep - 1); /* the innermost container is an object */
 
 #define FR_EXIT(s) do { j->state = (s); j->depth = dep; out->len = (size_t)(o - out->data); return i; } while (0)
 #define FR_STUCK(s) do { *stuck = i; FR_EXIT(s); } while (0)
@@ -762,10 +763,8 @@ static size_t fast_run(tp_json *j, const uint8_t *p, size_t i, size_t n, tp_buf 
 arr_first:
     FR_SKIP_WS(S_ARR_FIRST);
     if (c == ']') {
-        dep--;
         *o++ = ']';
-        i++;
-        goto value_done;
+        goto closed;
     }
     st = S_ARR_FIRST;
     goto value_c;
@@ -773,10 +772,8 @@ arr_first:
 obj_first:
     FR_SKIP_WS(S_OBJ_FIRST);
     if (c == '}') {
-        dep--;
         *o++ = '}';
-        i++;
-        goto value_done;
+        goto closed;
     }
     st = S_OBJ_FIRST;
     goto key_c;
@@ -796,7 +793,8 @@ colon:
         FR_STUCK(S_COLON);
     FR_ROOM(S_COLON);
     o[0] = ':', o[1] = ' ', o += 2;
-    i++;
+    if (++i < n && p[i] == ' ') /* (the usual separator) */
+        i++;
     st = S_VALUE;
 
 value:
@@ -814,6 +812,7 @@ value_c:
         uint8_t m = (uint8_t)(1u << (d & 7));
         j->stack[d >> 3] = c == '{' ? (uint8_t)(j->stack[d >> 3] | m) : (uint8_t)(j->stack[d >> 3] & ~m);
         dep = d + 1;
+        top = c == '{';
         *o++ = c;
         i++;
         if (c == '{')
@@ -907,28 +906,24 @@ after:
         if (oe - o < 2)
             FR_STUCK(S_AFTER);
         o[0] = ',', o[1] = ' ', o += 2;
-        i++;
-        d = dep - 1;
-        if (d < TP_JSON_NEST_INLINE && ((j->stack[d >> 3] >> (d & 7)) & 1)) {
-            st = S_OBJ_KEY;
+        if (++i < n && p[i] == ' ') /* (the usual separator) */
+            i++;
+        st = top ? S_OBJ_KEY : S_VALUE;
+        if (top)
             goto obj_key;
-        }
-        if (d >= TP_JSON_NEST_INLINE) /* (a level the byte-by-byte path opened in the spill) */
-            FR_EXIT(tp_json_nest_obj(j, d) ? S_OBJ_KEY : S_VALUE);
-        st = S_VALUE;
         goto value;
     }
-    if (c == '}' || c == ']') {
-        d = dep - 1;
-        if (dep == 0 || d >= TP_JSON_NEST_INLINE || (int)((j->stack[d >> 3] >> (d & 7)) & 1) != (c == '}') ||
-            o == oe)
-            FR_STUCK(S_AFTER);
-        dep = d;
+    if ((c == '}' || c == ']') && top == (c == '}') && o != oe) {
         *o++ = c;
-        i++;
-        goto value_done;
+        goto closed;
     }
     FR_STUCK(S_AFTER);
+
+closed: /* the bracket p[i] written: the level ends */
+    i++;
+    dep--;
+    top = dep && tp_json_nest_obj(j, dep - 1);
+    goto value_done;
 
 string:
     /* p[i] is the opening quote, room >= 72: copied eight bytes at a time

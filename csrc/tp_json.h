@@ -9,14 +9,17 @@
  * constants NaN/Infinity are not read, and a number whose value is past a
  * double is written with the digits the model wrote.
  *
- * Speed: a token that lies whole in the chunk (a string without escapes,
- * copied eight bytes at a time as the long-string path is; a key with its
- * colon; a number with its terminator; true/false/null) is taken in one
- * step, and a float of at most 15 significant digits is written without
- * strtod (its digits are repr()'s). Anything else goes byte by byte. Both
- * paths give the same output, state and error offsets at every chunking
- * (scripts/json-diff.sh tests the one against the other). In RAW_STRING mode the value must be a string
- * and its decoded UTF-8 content is written instead (used for names/keys). */
+ * Speed: with an output buffer, one token loop (fast_run in tp_json.c)
+ * takes the tokens that lie whole in the chunk and need no error (strings
+ * of plain bytes and of the escapes written as read, scanned and copied 16
+ * bytes at a time; a key with its colon; a number with its terminator;
+ * true/false/null; brackets and commas) straight into the buffer's spare
+ * capacity, and a float of at most 15 significant digits is written
+ * without strtod (its digits are repr()'s). Anything else goes byte by
+ * byte. Both paths give the same output, state and error offsets at every
+ * chunking (scripts/json-diff.sh tests the one against the other). In
+ * RAW_STRING mode the value must be a string and its decoded UTF-8 content
+ * is written instead (used for names/keys). */
 #ifndef TP_JSON_H
 #define TP_JSON_H
 
