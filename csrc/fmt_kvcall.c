@@ -236,8 +236,7 @@ static void bare_done(tp_parser *p)
 
 static int in_object(const tp_parser *p)
 {
-    uint32_t d = p->js.depth - 1;
-    return (p->js.stack[d >> 3] >> (d & 7)) & 1;
+    return tp_json_nest_obj(&p->js, p->js.depth - 1);
 }
 
 /* the call's arguments are malformed at `off`: reported, skipped */
@@ -257,10 +256,10 @@ static void push(tp_parser *p, int obj, uint64_t off)
         broken(p, TP_ERR_JSON_DEPTH, off);
         return;
     }
-    if (obj)
-        p->js.stack[d >> 3] |= (uint8_t)(1u << (d & 7));
-    else
-        p->js.stack[d >> 3] &= (uint8_t) ~(1u << (d & 7));
+    if (tp_json_nest_set(&p->js, d, obj)) {
+        broken(p, TP_ERR_NO_MEMORY, off);
+        return;
+    }
     p->js.depth = d + 1;
     out(p, obj ? "{" : "[", 1);
     p->first = 1;

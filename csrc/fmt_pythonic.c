@@ -192,8 +192,7 @@ static void out_cp(tp_parser *p, uint32_t cp)
 
 static int in_dict(const tp_parser *p)
 {
-    uint32_t d = p->js.depth - 1;
-    return p->js.depth && ((p->js.stack[d >> 3] >> (d & 7)) & 1);
+    return p->js.depth && tp_json_nest_obj(&p->js, p->js.depth - 1);
 }
 
 /* the list broke at `off`: report, then skip `depth` brackets (to the
@@ -404,11 +403,11 @@ static void open_container(tp_parser *p, int dict, uint64_t off)
         broken(p, TP_ERR_JSON_DEPTH, off, 1 + p->js.depth, 0);
         return;
     }
-    uint32_t d = p->js.depth++;
-    if (dict)
-        p->js.stack[d >> 3] |= (uint8_t)(1u << (d & 7));
-    else
-        p->js.stack[d >> 3] &= (uint8_t)~(1u << (d & 7));
+    if (tp_json_nest_set(&p->js, p->js.depth, dict)) {
+        broken(p, TP_ERR_NO_MEMORY, off, 1 + p->js.depth, 0);
+        return;
+    }
+    p->js.depth++;
     out(p, dict ? "{" : "[", 1);
     p->vkind = dict ? V_KEY_START : V_START;
 }

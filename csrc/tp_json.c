@@ -33,6 +33,30 @@ void tp_json_init(tp_json *j, int mode, uint32_t max_depth)
     j->max_depth = max_depth == 0 || max_depth > TP_JSON_DEPTH_CAP ? TP_JSON_DEPTH_CAP : max_depth;
     j->err_at = 0;
     j->num_len = 0;
+    if (j->spill)
+        tp_json_free(j);
+}
+
+int tp_json_spill_get(tp_json *j)
+{
+    if (!j->spill)
+        j->spill = malloc(sizeof(tp_json_spill));
+    return j->spill ? 0 : -1;
+}
+
+int tp_json_nest_set_deep(tp_json *j, uint32_t d, int is_obj)
+{
+    if (tp_json_spill_get(j))
+        return -1;
+    uint8_t m = (uint8_t)(1u << (d & 7)), *b = &j->spill->stack[(d - TP_JSON_NEST_INLINE) >> 3];
+    *b = is_obj ? (uint8_t)(*b | m) : (uint8_t)(*b & ~m);
+    return 0;
+}
+
+void tp_json_free(tp_json *j)
+{
+    free(j->spill);
+    j->spill = NULL;
 }
 
 int tp_json_done(const tp_json *j) { return j->state == S_DONE; }
@@ -43,6 +67,12 @@ int tp_json_not_started(const tp_json *j) { return j->state == S_VALUE && j->dep
 static const uint8_t SAME_ESC[256] = {['"'] = 1, ['\\'] = 1, ['b'] = 1, ['f'] = 1, ['n'] = 1, ['r'] = 1, ['t'] = 1};
 
 static inline int is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* is_ws for the token loop: one compare for a byte above the space */
+static inline int ws_byte(uint8_t c)
+{
+    return c <= ' ' && ((1ull << c) & ((1ull << ' ') | (1ull << '\t') | (1ull << '\n') | (1ull << '\r')));
+}
 
 /* Appends s[0:n) (n > 0): a copy when it fits the buffer's capacity (which
  * never exceeds its limit), the growing path otherwise. */
@@ -343,10 +373,36 @@ static int put_number(tp_buf *out, const char *s, size_t n, const char *z)
     return put(out, s, n);
 }
 
+/* The number token so far: inline while it is shorter than the inline
+ * room, else in the spill (it moved there whole when it outgrew it). */
+static inline char *num_buf(tp_json *j)
+{
+    return j->num_len < TP_JSON_NUM_INLINE ? j->num : j->spill->num;
+}
+
+/* Appends c to the number token: 0, or -1 when the spill it moves to
+ * cannot be allocated. */
+static int num_push(tp_json *j, uint8_t c)
+{
+    uint16_t l = j->num_len;
+    if (l + 1 < TP_JSON_NUM_INLINE) {
+        j->num[l] = (char)c;
+    } else {
+        if (tp_json_spill_get(j))
+            return -1;
+        if (l + 1 == TP_JSON_NUM_INLINE)
+            memcpy(j->spill->num, j->num, l);
+        j->spill->num[l] = (char)c;
+    }
+    j->num_len = (uint16_t)(l + 1);
+    return 0;
+}
+
 static int emit_number(tp_json *j, tp_buf *out)
 {
-    j->num[j->num_len] = 0;
-    return put_number(out, j->num, j->num_len, j->num);
+    char *s = num_buf(j);
+    s[j->num_len] = 0;
+    return put_number(out, s, j->num_len, s);
 }
 
 static inline void value_done(tp_json *j)
@@ -356,8 +412,7 @@ static inline void value_done(tp_json *j)
 
 static inline int top_is_obj(const tp_json *j)
 {
-    uint32_t d = j->depth - 1;
-    return (j->stack[d >> 3] >> (d & 7)) & 1;
+    return tp_json_nest_obj(j, j->depth - 1);
 }
 
 static size_t fail(tp_json *j, int err, size_t at)
@@ -418,15 +473,13 @@ static int end_string(tp_json *j, tp_buf *out)
 
 #define OUT(expr) do { if (expr) return fail(j, TP_ERR_BUFFER_LIMIT, i); } while (0)
 
-static size_t open_container(tp_json *j, int is_obj, size_t i, tp_buf *out)
+static inline __attribute__((always_inline)) size_t open_container(tp_json *j, int is_obj, size_t i, tp_buf *out)
 {
     if (j->depth >= j->max_depth)
         return fail(j, TP_ERR_JSON_DEPTH, i);
-    uint32_t d = j->depth++;
-    if (is_obj)
-        j->stack[d >> 3] |= (uint8_t)(1u << (d & 7));
-    else
-        j->stack[d >> 3] &= (uint8_t)~(1u << (d & 7));
+    if (tp_json_nest_set(j, j->depth, is_obj))
+        return fail(j, TP_ERR_NO_MEMORY, i);
+    j->depth++;
     j->state = is_obj ? S_OBJ_FIRST : S_ARR_FIRST;
     OUT(put(out, is_obj ? "{" : "[", 1));
     return SIZE_MAX;
@@ -654,13 +707,307 @@ static size_t fast_string(tp_json *j, const uint8_t *p, size_t i, size_t n, tp_b
     return k + 1;
 }
 
+/* The token loop for a chunk with an output buffer (not RAW_STRING mode):
+ * from a state between tokens (S_VALUE .. S_AFTER) it takes the tokens the
+ * byte-by-byte path would take without an error, writing what that path
+ * writes straight into out's spare capacity (which never exceeds its
+ * limit): strings of plain bytes and of the escapes written as they are
+ * read (a string the chunk cuts, or one that reaches another escape or a
+ * control character, is taken up to there and left in S_STR), keys with
+ * their colon, whole numbers and literals, brackets and commas at the
+ * first 128 levels. It stops at the chunk's end, at a finished value, or
+ * at a token it leaves to the byte-by-byte path (an error, a token the
+ * chunk cuts, deeper nesting, no room), then *stuck is that token's index.
+ * The state is set as that path would leave it. Returns the index reached. */
+static size_t fast_run(tp_json *j, const uint8_t *p, size_t i, size_t n, tp_buf *out, size_t *stuck)
+{
+    if (out->cap - out->len < 128 && tp_buf_reserve(out, 256)) {
+        *stuck = i;
+        return i;
+    }
+    uint8_t *o = out->data + out->len, *oe = out->data + out->cap;
+    uint8_t c;
+    uint8_t st; /* the state to leave at the token being read */
+    int key;
+    size_t q, h;
+    uint32_t d, dep = j->depth; /* (j->depth at the exits: stores through o may alias j) */
+    int top = dep && tp_json_nest_obj(j, dep - 1); /* the innermost container is an object */
+
+#define FR_EXIT(s) do { j->state = (s); j->depth = dep; out->len = (size_t)(o - out->data); return i; } while (0)
+#define FR_STUCK(s) do { *stuck = i; FR_EXIT(s); } while (0)
+#define FR_SKIP_WS(s) do { \
+        if (i == n) FR_EXIT(s); \
+        c = p[i]; \
+        while (ws_byte(c)) { if (++i == n) FR_EXIT(s); c = p[i]; } \
+    } while (0)
+    /* room for a token's fixed writes (a string checks its own) */
+#define FR_ROOM(s) do { \
+        if ((size_t)(oe - o) < 72) { \
+            out->len = (size_t)(o - out->data); \
+            if (tp_buf_reserve(out, 256)) FR_STUCK(s); \
+            o = out->data + out->len, oe = out->data + out->cap; \
+        } \
+    } while (0)
+
+    switch (j->state) {
+    case S_VALUE: st = S_VALUE; goto value;
+    case S_ARR_FIRST: goto arr_first;
+    case S_OBJ_FIRST: goto obj_first;
+    case S_OBJ_KEY: st = S_OBJ_KEY; goto obj_key;
+    case S_COLON: goto colon;
+    default: goto after;
+    }
+
+    /* (at arr_first and obj_first the room is >= 71: they follow the
+     * bracket's write or the entry's check) */
+arr_first:
+    FR_SKIP_WS(S_ARR_FIRST);
+    if (c == ']') {
+        *o++ = ']';
+        goto closed;
+    }
+    st = S_ARR_FIRST;
+    goto value_c;
+
+obj_first:
+    FR_SKIP_WS(S_OBJ_FIRST);
+    if (c == '}') {
+        *o++ = '}';
+        goto closed;
+    }
+    st = S_OBJ_FIRST;
+    goto key_c;
+
+obj_key:
+    FR_SKIP_WS(st);
+key_c:
+    if (c != '"')
+        FR_STUCK(st);
+    FR_ROOM(st);
+    key = 1;
+    goto string;
+
+colon:
+    FR_SKIP_WS(S_COLON);
+    if (c != ':')
+        FR_STUCK(S_COLON);
+    FR_ROOM(S_COLON);
+    o[0] = ':', o[1] = ' ', o += 2;
+    if (++i < n && p[i] == ' ') /* (the usual separator) */
+        i++;
+    st = S_VALUE;
+
+value:
+    FR_SKIP_WS(st);
+value_c:
+    FR_ROOM(st);
+    if (c == '"') {
+        key = 0;
+        goto string;
+    }
+    if (c == '{' || c == '[') {
+        d = dep;
+        if (d >= j->max_depth || d >= TP_JSON_NEST_INLINE)
+            FR_STUCK(st); /* (the depth error, or a level in the spill) */
+        uint8_t m = (uint8_t)(1u << (d & 7));
+        j->stack[d >> 3] = c == '{' ? (uint8_t)(j->stack[d >> 3] | m) : (uint8_t)(j->stack[d >> 3] & ~m);
+        dep = d + 1;
+        top = c == '{';
+        *o++ = c;
+        i++;
+        if (c == '{')
+            goto obj_first;
+        goto arr_first;
+    }
+    if (CLS[c] & C_NUM) {
+        /* an integer -?(0|[1-9][0-9]*) ended by a byte that cannot
+         * continue a number token; anything else is fast_number's */
+        size_t e = i + (c == '-');
+        if (e < n && p[e] >= '1' && p[e] <= '9') {
+            for (e++; e < n && p[e] >= '0' && p[e] <= '9'; e++)
+                ;
+        } else if (e < n && p[e] == '0') {
+            e++;
+        } else {
+            FR_STUCK(st);
+        }
+        if (e < n && !(CLS[p[e]] & C_NUM) && e - i <= 64) {
+            if (e - i == 2 && c == '-' && p[i + 1] == '0') {
+                *o++ = '0';
+            } else if (e - i <= 8 && i + 8 <= n) { /* (a word: room >= 72) */
+                uint64_t x = tp_load8(p + i);
+                memcpy(o, &x, 8);
+                o += e - i;
+            } else {
+                tp_copy(o, p + i, e - i);
+                o += e - i;
+            }
+            i = e;
+            goto value_done;
+        }
+        if (e < n && p[e] == '.') {
+            /* a decimal I.F that repr() writes as it is: at most 15
+             * significant digits (so they are repr()'s shortest digits),
+             * F without trailing zeros (but "0"), and for I = 0 at most
+             * three leading zeros in F (repr() goes to e-notation below
+             * 1e-4) */
+            size_t f = e + 1, g;
+            for (g = f; g < n && p[g] >= '0' && p[g] <= '9'; g++)
+                ;
+            size_t zi = e - i - (c == '-'); /* digits of I */
+            int zero = zi == 1 && p[e - 1] == '0';
+            size_t lz = 0;
+            if (zero)
+                while (f + lz < g && p[f + lz] == '0')
+                    lz++;
+            if (g < n && g > f && !(CLS[p[g]] & C_NUM) && (p[g - 1] != '0' || g == f + 1) &&
+                (zero ? (lz <= 3 || lz == g - f) && g - f - lz <= 15 : zi + (g - f) <= 15)) {
+                tp_copy(o, p + i, g - i);
+                o += g - i;
+                i = g;
+                goto value_done;
+            }
+        }
+        out->len = (size_t)(o - out->data);
+        j->depth = dep;
+        size_t r = fast_number(j, p, i, n, out);
+        if (r == i)
+            FR_STUCK(st);
+        i = r;
+        if (j->state != S_AFTER) /* done, or an output error */
+            return i;
+        o = out->data + out->len, oe = out->data + out->cap;
+        goto after;
+    }
+    if (CLS[c] & C_LIT) {
+        const char *w = c == 't' ? "true" : c == 'f' ? "false" : "null";
+        size_t l = c == 'f' ? 5 : 4;
+        uint32_t a, b;
+        if (n - i < l)
+            FR_STUCK(st);
+        memcpy(&a, p + i + l - 4, 4);
+        memcpy(&b, w + l - 4, 4);
+        if (a != b) /* the last four bytes (the first is c) */
+            FR_STUCK(st);
+        memcpy(o, w, 4);
+        o[l - 1] = (uint8_t)w[l - 1];
+        o += l;
+        i += l;
+        goto value_done;
+    }
+    FR_STUCK(st);
+
+value_done:
+    if (dep == 0)
+        FR_EXIT(S_DONE);
+after:
+    FR_SKIP_WS(S_AFTER);
+    if (c == ',') {
+        if (oe - o < 2)
+            FR_STUCK(S_AFTER);
+        o[0] = ',', o[1] = ' ', o += 2;
+        if (++i < n && p[i] == ' ') /* (the usual separator) */
+            i++;
+        st = top ? S_OBJ_KEY : S_VALUE;
+        if (top)
+            goto obj_key;
+        goto value;
+    }
+    if ((c == '}' || c == ']') && top == (c == '}') && o != oe) {
+        *o++ = c;
+        goto closed;
+    }
+    FR_STUCK(S_AFTER);
+
+closed: /* the bracket p[i] written: the level ends */
+    i++;
+    dep--;
+    top = dep && tp_json_nest_obj(j, dep - 1);
+    goto value_done;
+
+string:
+    /* p[i] is the opening quote, room >= 72: copied eight bytes at a time
+     * as it is scanned (bytes past the string are scratch: o does not move
+     * over them), an escape written as read taken in passing; q: the
+     * first byte not yet looked at */
+    *o = '"';
+    q = i + 1;
+    for (;;) {
+        size_t room = (size_t)(oe - o), lim = n - i < room ? n : i + room;
+#ifdef TP_HAVE_ESC16
+        while (q + 16 <= lim) {
+            unsigned m = tp_esc16_copy(o + (q - i), p + q);
+            if (m) {
+                h = q + (size_t)__builtin_ctz(m);
+                goto hit;
+            }
+            q += 16;
+        }
+#endif
+        while (q + 8 <= lim) {
+            uint64_t x = tp_load8(p + q);
+            memcpy(o + (q - i), &x, 8);
+            uint64_t m = tp_esc8_mask(x);
+            if (m) {
+                h = q + ((size_t)__builtin_ctzll(m) >> 3);
+                goto hit;
+            }
+            q += 8;
+        }
+        /* the chunk's last bytes, one at a time when they all fit */
+        if (n - i > room) {
+            h = q;
+            goto partial;
+        }
+        for (h = q; h < n; h++) {
+            uint8_t b = p[h];
+            if (b < 0x20 || b == '"' || b == '\\')
+                break;
+            o[h - i] = b;
+        }
+        if (h == n)
+            goto partial;
+    hit:
+        /* p[h] is a quote, a backslash or a control character */
+        if (p[h] == '"') {
+            o[h - i] = '"';
+            o += h + 1 - i;
+            i = h + 1;
+            if (key)
+                goto colon;
+            goto value_done;
+        }
+        if (p[h] != '\\' || h + 1 >= n || !SAME_ESC[p[h + 1]] || h + 2 - i > room)
+            goto partial;
+        o[h - i] = '\\';
+        o[h + 1 - i] = p[h + 1];
+        q = h + 2;
+    }
+partial:
+    /* p[i:h) taken (written as it is); the string goes on at h */
+    o += h - i;
+    i = h;
+    j->str_is_key = (uint8_t)key;
+    FR_EXIT(S_STR);
+#undef FR_EXIT
+#undef FR_STUCK
+#undef FR_SKIP_WS
+#undef FR_ROOM
+}
+
 size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
 {
     size_t i = 0, r;
     int fast = !(j->mode & TPJ_MODE_RAW_STRING);
-    if (fast && out && out->cap - out->len < 256)
-        (void)tp_buf_reserve(out, 256); /* room for the fast paths; on failure they stand down */
+    int fast_out = fast && out;
+    size_t stuck = SIZE_MAX;
     while (i < n) {
+        if (fast_out && j->state <= S_AFTER && i != stuck) {
+            i = fast_run(j, p, i, n, out, &stuck);
+            if (j->state == S_DONE || j->state == S_ERR)
+                return i;
+            continue;
+        }
         uint8_t c = p[i];
         switch (j->state) {
         case S_DONE:
@@ -938,7 +1285,8 @@ size_t tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out)
             }
             if (j->num_len >= TP_JSON_NUM_MAX)
                 return fail(j, TP_ERR_JSON_NUMBER, i);
-            j->num[j->num_len++] = (char)c;
+            if (num_push(j, c))
+                return fail(j, TP_ERR_NO_MEMORY, i);
             j->num_state = (uint8_t)next;
             i++;
             break;

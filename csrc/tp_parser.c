@@ -195,6 +195,8 @@ static void free_owned(tp_parser *p)
 {
     tp_tools_free(&p->own);
     p->shared = NULL;
+    tp_json_free(&p->js); /* (their spills: a long number, deep nesting) */
+    tp_json_free(&p->ks);
 }
 
 void tp_parser_free(tp_parser *p)

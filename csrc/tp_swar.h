@@ -33,6 +33,22 @@ static inline uint64_t tp_esc8_mask(uint64_t x)
     return ((x - TP_ONES * 0x20) | (q - TP_ONES) | (b - TP_ONES)) & ~x & TP_HIGHS;
 }
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define TP_HAVE_ESC16 1
+/* Copies s[0:16) to d[0:16) and returns the bytes of it that tp_esc8
+ * looks for as a bit mask (bit k: byte k). */
+static inline unsigned tp_esc16_copy(uint8_t *d, const uint8_t *s)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+    _mm_storeu_si128((__m128i *)(void *)d, x);
+    __m128i lo = _mm_set1_epi8(0x1F);
+    __m128i ctl = _mm_cmpeq_epi8(_mm_max_epu8(x, lo), lo); /* x <= 0x1F */
+    __m128i q = _mm_cmpeq_epi8(x, _mm_set1_epi8('"')), b = _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(q, b), ctl));
+}
+#endif
+
 /* Index of the first byte of s[0:n) that is below 0x20, '"' or '\\'
  * (n if none): eight bytes at a time, then byte by byte. */
 static inline size_t tp_esc_scan(const uint8_t *s, size_t n)

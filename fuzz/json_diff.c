@@ -14,11 +14,14 @@
 #include "tp_errors.h"
 #include "tp_json.h"
 
-void old_tp_json_init(tp_json *j, int mode, uint32_t max_depth);
-size_t old_tp_json_feed(tp_json *j, const uint8_t *p, size_t n, tp_buf *out);
-int old_tp_json_end(tp_json *j, tp_buf *out);
-int old_tp_json_done(const tp_json *j);
-int old_tp_json_failed(const tp_json *j);
+/* the old version (fuzz/json_diff_old.c) */
+void oj_init(int mode, uint32_t max_depth);
+size_t oj_feed(const uint8_t *p, size_t n, tp_buf *out);
+int oj_end(tp_buf *out);
+int oj_done(void);
+int oj_failed(void);
+int oj_err(void);
+size_t oj_err_at(void);
 
 static uint32_t rs;
 static uint32_t rnd(void)
@@ -38,13 +41,75 @@ static const char *const TOK[] = {
     "1e400", "-1e400", "1e-400", "123456789012345678", "1234567890123456789012345678901234567890",
     "0.30000000000000004", "9007199254740993", "1.7976931348623157e308", "5e-324", "1.", ".5", "1e", "-",
     "+1", "1.2.3", "1e5.5", "00", "true", "false", "null", "tru", "nul", "NaN", "Infinity", "-Infinity",
+    "0.0001", "0.00001", "-0.00012", "0.000", "10.0", "1.10", "99.990", "123456789012345.6", "12345678901234.5",
+    "0.123456789012345", "0.0123456789012345", "0.000123456789012345", "-7.25", "3.14159",
     "x", "\"\"", "{\"a\": 1}", "[1, 2, 3]", "{\"k\": [true, null, {\"x\": -1.5e10}]}",
 };
 #define NTOK (sizeof(TOK) / sizeof(TOK[0]))
 
+/* a number token of about `len` bytes (sign, digits, fraction, exponent:
+ * around the inline room of tp_json.h and the TP_JSON_NUM_MAX limit) */
+static size_t gen_number(uint8_t *b, size_t len)
+{
+    size_t n = 0;
+    if (rnd() % 2)
+        b[n++] = '-';
+    b[n++] = (uint8_t)('1' + rnd() % 9);
+    size_t dot = rnd() % 3 ? 0 : 1 + rnd() % (len + 1), ex = rnd() % 4 ? 0 : 4;
+    while (n + ex < len) {
+        if (dot && n == dot) {
+            b[n++] = '.';
+            dot = 0;
+        }
+        b[n++] = (uint8_t)('0' + rnd() % 10);
+    }
+    if (ex) {
+        b[n++] = rnd() % 2 ? 'e' : 'E';
+        b[n++] = rnd() % 2 ? '-' : '+';
+        b[n++] = (uint8_t)('0' + rnd() % 4);
+        b[n++] = (uint8_t)('0' + rnd() % 10);
+    }
+    return n;
+}
+
+/* nesting past the inline levels (tp_json.h): arrays and objects mixed,
+ * a scalar inside, then the closers (sometimes a wrong one) */
+static size_t gen_deep(uint8_t *b, size_t cap)
+{
+    static uint8_t kind[1024];
+    size_t d = 100 + rnd() % 500, n = 0;
+    if (d * 7 + 16 > cap)
+        d = (cap - 16) / 7;
+    for (size_t k = 0; k < d; k++) {
+        kind[k] = (uint8_t)(rnd() % 2);
+        if (kind[k]) {
+            memcpy(b + n, "{\"k\": ", 6);
+            n += 6;
+        } else {
+            b[n++] = '[';
+        }
+    }
+    b[n++] = '1';
+    for (size_t k = d; k-- > 0;)
+        b[n++] = rnd() % 400 == 0 ? (kind[k] ? ']' : '}') : (kind[k] ? '}' : ']');
+    return n;
+}
+
 static size_t gen(uint8_t *b, size_t cap)
 {
     size_t n = 0;
+    if (rnd() % 20 == 0)
+        return gen_deep(b, cap);
+    if (rnd() % 20 == 0) { /* a long number, as the value or alone */
+        size_t len = rnd() % 3 == 0 ? 4090 + rnd() % 12 : 50 + rnd() % 30;
+        int wrap = rnd() % 2;
+        if (wrap)
+            b[n++] = '[';
+        n += gen_number(b + n, len);
+        if (wrap)
+            b[n++] = ']';
+        return n;
+    }
     int k = (int)(rnd() % 40) + 1;
     /* mostly well-formed objects, sometimes token soup */
     if (rnd() % 3) {
@@ -78,19 +143,19 @@ int main(int argc, char **argv)
     if (!rs)
         rs = 1;
     static uint8_t in[8192];
-    static tp_json ja, jb;
+    static tp_json jb;
     long fails = 0, oks = 0, errs = 0;
     for (long it = 0; it < iters; it++) {
         size_t n = gen(in, sizeof in);
         int mode = rnd() % 8 == 0 ? TPJ_MODE_RAW_STRING : rnd() % 4 == 0 ? TPJ_STRICT_CTRL : 0;
-        uint32_t depth = rnd() % 5 == 0 ? 1 + rnd() % 8 : 512;
+        uint32_t depth = rnd() % 5 == 0 ? 1 + rnd() % 8 : rnd() % 4 == 0 ? 100 + rnd() % 4000 : 512;
         size_t limit = rnd() % 3 == 0 ? 1 + rnd() % 300 : 0;
         int use_out = rnd() % 16 != 0;
         size_t maxc = rnd() % 4 == 0 ? 1 : 1 + rnd() % 64;
         tp_buf oa, ob;
         tp_buf_init(&oa, limit);
         tp_buf_init(&ob, limit);
-        old_tp_json_init(&ja, mode, depth);
+        oj_init(mode, depth);
         tp_json_init(&jb, mode, depth);
         size_t i = 0;
         int bad = 0;
@@ -98,26 +163,26 @@ int main(int argc, char **argv)
             size_t c = 1 + rnd() % maxc;
             if (c > n - i)
                 c = n - i;
-            size_t ka = old_tp_json_feed(&ja, in + i, c, use_out ? &oa : NULL);
+            size_t ka = oj_feed(in + i, c, use_out ? &oa : NULL);
             size_t kb = tp_json_feed(&jb, in + i, c, use_out ? &ob : NULL);
             /* one intended difference: a string over its limit is reported
              * at the start of the character that crosses it (the old
              * version: at the byte), when that character is in this feed */
-            int moved = tp_json_failed(&jb) && old_tp_json_failed(&ja) && ja.err == TP_ERR_BUFFER_LIMIT &&
-                        jb.err == ja.err && jb.err_at < ja.err_at && ja.err_at < c && in[i + jb.err_at] >= 0xC0 &&
-                        ka - kb == ja.err_at - jb.err_at;
-            for (size_t q = jb.err_at + 1; moved && q <= ja.err_at; q++)
+            int moved = tp_json_failed(&jb) && oj_failed() && oj_err() == TP_ERR_BUFFER_LIMIT &&
+                        jb.err == oj_err() && jb.err_at < oj_err_at() && oj_err_at() < c && in[i + jb.err_at] >= 0xC0 &&
+                        ka - kb == oj_err_at() - jb.err_at;
+            for (size_t q = jb.err_at + 1; moved && q <= oj_err_at(); q++)
                 moved = (in[i + q] & 0xC0) == 0x80;
             if ((ka != kb && !moved) || oa.len != ob.len || (oa.len && memcmp(oa.data, ob.data, oa.len)) ||
-                old_tp_json_failed(&ja) != tp_json_failed(&jb) || old_tp_json_done(&ja) != tp_json_done(&jb) ||
-                (tp_json_failed(&jb) && (ja.err != jb.err || (ja.err_at != jb.err_at && !moved))))
+                oj_failed() != tp_json_failed(&jb) || oj_done() != tp_json_done(&jb) ||
+                (tp_json_failed(&jb) && (oj_err() != jb.err || (oj_err_at() != jb.err_at && !moved))))
                 bad = 1;
             if (ka < c || tp_json_failed(&jb) || tp_json_done(&jb))
                 break;
             i += c;
         }
         if (!bad) {
-            int ea = old_tp_json_end(&ja, use_out ? &oa : NULL), eb = tp_json_end(&jb, use_out ? &ob : NULL);
+            int ea = oj_end(use_out ? &oa : NULL), eb = tp_json_end(&jb, use_out ? &ob : NULL);
             if (ea != eb || oa.len != ob.len || (oa.len && memcmp(oa.data, ob.data, oa.len)))
                 bad = 2;
         }
@@ -125,8 +190,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "DIFF (%d) it=%ld mode=%d depth=%u limit=%zu out=%d maxc=%zu input=%.*s\n"
                     "  old: len %zu err %d@%zu failed %d done %d: %.*s\n"
                     "  new: len %zu err %d@%zu failed %d done %d: %.*s\n",
-                    bad, it, mode, depth, limit, use_out, maxc, (int)n, in, oa.len, ja.err, ja.err_at,
-                    old_tp_json_failed(&ja), old_tp_json_done(&ja), (int)oa.len, oa.data ? (char *)oa.data : "",
+                    bad, it, mode, depth, limit, use_out, maxc, (int)n, in, oa.len, oj_err(), oj_err_at(),
+                    oj_failed(), oj_done(), (int)oa.len, oa.data ? (char *)oa.data : "",
                     ob.len, jb.err, jb.err_at, tp_json_failed(&jb), tp_json_done(&jb), (int)ob.len,
                     ob.data ? (char *)ob.data : "");
             if (++fails >= 5) {
@@ -136,6 +201,8 @@ int main(int argc, char **argv)
             }
         }
         oks += tp_json_done(&jb);
+        if (it % 2)
+            tp_json_free(&jb); /* (else tp_json_init frees it) */
         errs += tp_json_failed(&jb);
         tp_buf_free(&oa);
         tp_buf_free(&ob);

@@ -5,7 +5,7 @@ buffer."""
 
 cimport cython
 from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
-from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from cpython.mem cimport PyMem_Malloc, PyMem_Calloc, PyMem_Free
 from cpython.object cimport Py_TYPE, PyObject, PyTypeObject, descrsetfunc, newfunc
 from cpython.set cimport PySet_New
 from cpython.dict cimport PyDict_Copy, PyDict_Next
@@ -438,7 +438,7 @@ def type_value(str family, int kind, unsigned mask, str raw):
     if kind < 0 or kind >= TP_KIND__COUNT:
         raise ValueError("bad kind %r" % (kind,))
     cdef bytes b = raw.encode("utf-8", "surrogatepass")
-    cdef tp_json *js = <tp_json *>PyMem_Malloc(sizeof(tp_json))
+    cdef tp_json *js = <tp_json *>PyMem_Calloc(1, sizeof(tp_json))  # (zeroed: tp_json.h)
     cdef tp_buf out
     cdef int res
     if js == NULL:
@@ -449,6 +449,7 @@ def type_value(str family, int kind, unsigned mask, str raw):
         return _value_text(res, &out)
     finally:
         tp_buf_free(&out)
+        tp_json_free(js)
         PyMem_Free(js)
 
 
@@ -466,7 +467,7 @@ def nsxml_value(bytes schema, int node, str raw, str ns):
         raise ValueError("bad node %r" % (node,))
     cdef bytes b = raw.encode("utf-8", "surrogatepass")
     cdef bytes nb = ns.encode("utf-8")
-    cdef tp_json *js = <tp_json *>PyMem_Malloc(sizeof(tp_json))
+    cdef tp_json *js = <tp_json *>PyMem_Calloc(1, sizeof(tp_json))  # (zeroed: tp_json.h)
     cdef tp_buf out
     cdef int res
     if js == NULL:
@@ -478,6 +479,7 @@ def nsxml_value(bytes schema, int node, str raw, str ns):
         return _value_text(res, &out)
     finally:
         tp_buf_free(&out)
+        tp_json_free(js)
         PyMem_Free(js)
         tp_schema_free(sc)
 
@@ -1829,7 +1831,7 @@ def json_ns_per_byte(bytes doc not None, Py_ssize_t reps=1000):
     cdef bint bad
     if reps < 1 or reps > 10_000_000:
         raise ValueError("reps must be 1..10000000, not %d" % reps)
-    j = <tp_json *>PyMem_Malloc(sizeof(tp_json))
+    j = <tp_json *>PyMem_Calloc(1, sizeof(tp_json))  # (zeroed: tp_json.h)
     if j == NULL:
         raise MemoryError()
     tp_buf_init(&out, 0)
@@ -1855,6 +1857,7 @@ def json_ns_per_byte(bytes doc not None, Py_ssize_t reps=1000):
         return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (<double>reps * n)
     finally:
         tp_buf_free(&out)
+        tp_json_free(j)
         PyMem_Free(j)
 
 

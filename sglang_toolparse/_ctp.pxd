@@ -16,6 +16,7 @@ cdef extern from "tp_json.h" nogil:
     int tp_json_end(tp_json *j, tp_buf *out)
     int tp_json_done(const tp_json *j)
     int tp_json_failed(const tp_json *j)
+    void tp_json_free(tp_json *j)
 
 cdef extern from "tp_schema.h" nogil:
     ctypedef struct tp_schema:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sglang_toolparse import parse
+from sglang_toolparse import CallEnd, ParseError, StreamParser, parse
 
 
 def args_of(raw_json: str) -> str:
@@ -97,3 +97,105 @@ def test_short_decimals_match_repr():
             evs += p.feed(text[i:i + size])
         evs += p.finish()
         assert [e.arguments for e in evs if type(e).__name__ == "CallEnd"] == ["[" + ", ".join(want) + "]"]
+
+
+# ---------------------------------------------------------------------------
+# the scanner's inline room (csrc/tp_json.h): a number token up to 61 bytes
+# and 128 nesting levels are held in the struct, longer / deeper ones in a
+# heap spill; the limits (TP_JSON_NUM_MAX = 4096 bytes, max_depth) are the
+# same either way, at every chunking
+
+KIMI_PRE = "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
+KIMI_POST = "<|tool_call_end|><|tool_calls_section_end|>"
+
+
+def kimi_events(args: str, size: int, **opts):
+    text = KIMI_PRE + args + KIMI_POST
+    chunks = [text[i:i + size] for i in range(0, len(text), size)]
+    p = StreamParser("kimi_k2", ["f"], **opts)
+    ev = []
+    for c in chunks:
+        ev += p.feed(c)
+    ev += p.finish()
+    ends = [e for e in ev if isinstance(e, CallEnd)]
+    errors = [(e.code, e.offset) for e in ev if isinstance(e, ParseError)]
+    return (ends[0].arguments if ends else None), errors
+
+
+def number(rnd, length):
+    """A number token of exactly `length` bytes: an integer, or a float in
+    a double's range (its point within the first 20 digits)."""
+    body = str(rnd.randint(1, 9)) + "".join(rnd.choice("0123456789") for _ in range(length - 1))
+    kind = rnd.randrange(3)
+    if kind == 1 and length > 3:
+        point = rnd.randint(1, min(length - 2, 20))
+        body = body[:point] + "." + body[point + 1:]
+    elif kind == 2 and length > 6:
+        body = body[0] + "." + body[2:-4] + "e-" + body[-2:]
+    return body
+
+
+@pytest.mark.parametrize("size", [1, 3, 7, 64, 100000])
+def test_numbers_around_the_inline_room_and_the_limit(size):
+    rnd = random.Random(20261202 + size)
+    lengths = [1, 2, 30, 59, 60, 61, 62, 63, 64, 65, 100, 300, 4095, 4096]
+    nums = [number(rnd, n) for n in lengths]
+    raw = '{"a": [' + ", ".join(nums) + '], "b": ' + nums[-2] + "}"
+    args, errors = kimi_events(raw, size)
+    assert errors == [] and args == json.dumps(json.loads(raw), ensure_ascii=False)
+    # one byte past the limit: an error at the 4097th byte of the token
+    long = "1" * 4097
+    args, errors = kimi_events('{"a": ' + long + "}", size)
+    assert args is None and errors == [("json_number", len(KIMI_PRE) + 6 + 4096)]
+
+
+def nested(rnd, depth):
+    """`depth` levels of arrays and objects mixed, a scalar inside."""
+    kinds = [rnd.randrange(2) for _ in range(depth)]
+    head = "".join('{"k": ' if k else "[" for k in kinds)
+    tail = "".join("}" if k else "]" for k in reversed(kinds))
+    return head + "1" + tail, kinds
+
+
+@pytest.mark.parametrize("size", [1, 5, 64, 100000])
+def test_nesting_around_the_inline_levels(size):
+    rnd = random.Random(20261203 + size)
+    for depth in (127, 128, 129, 130, 300, 600):
+        inner, kinds = nested(rnd, depth - 1)
+        raw = '{"a": ' + inner + ', "b": [1, {"c": 2}]}'  # the object is level 1
+        args, errors = kimi_events(raw, size, max_depth=600)
+        assert errors == [] and args == raw, depth
+        # a wrong closer at the deepest level is an error there
+        bad = raw.replace("1" + ("}" if kinds[-1] else "]"), "1" + ("]" if kinds[-1] else "}"), 1)
+        args, errors = kimi_events(bad, size, max_depth=600)
+        at = len(KIMI_PRE) + raw.index("1" + ("}" if kinds[-1] else "]")) + 1
+        assert args is None and errors == [("json_syntax", at)], depth
+    inner, _ = nested(rnd, 600)
+    args, errors = kimi_events('{"a": ' + inner + "}", size, max_depth=600)
+    assert args is None and [c for c, _ in errors] == ["json_depth"]
+
+
+@pytest.mark.parametrize("size", [1, 7, 100000])
+def test_engines_nesting_past_the_inline_levels(size):
+    """The engines that keep their own nesting in a tp_json (gemma4's
+    key-value calls, pythonic) read it back right past the inline levels."""
+    rnd = random.Random(20261204 + size)
+    for depth in (127, 128, 129, 300):
+        kinds = [rnd.randrange(2) for _ in range(depth)]
+        tail = "".join("}" if k else "]" for k in reversed(kinds))
+        wrong = ("]" if kinds[-1] else "}") + tail[1:]
+        expected = '{"a": ' + "".join('{"k": ' if k else "[" for k in kinds) + "1" + tail + "}"
+        for fmt, pre, head, post, code in (
+                ("gemma4", "<|tool_call>call:f{a:", "".join("{k:" if k else "[" for k in kinds), "}<tool_call|>",
+                 "bad_markup"),
+                ("pythonic", "[f(a=", "".join("{'k': " if k else "[" for k in kinds), ")]", "json_syntax")):
+            for closers, want in ((tail, ([expected], [])), (wrong, None)):
+                text = pre + head + "1" + closers + post
+                p = StreamParser(fmt, ["f"], max_depth=600)
+                ev = []
+                for i in range(0, len(text), size):
+                    ev += p.feed(text[i:i + size])
+                ev += p.finish()
+                got = ([e.arguments for e in ev if isinstance(e, CallEnd)],
+                       [(e.code, e.offset) for e in ev if isinstance(e, ParseError)])
+                assert got == (want or ([], [(code, len(pre) + len(head) + 1)])), (fmt, depth)
