@@ -591,47 +591,244 @@ cdef extern from *:
 
 
 # The core's output as str: an ASCII span (the usual case: JSON arguments,
-# names, ids) is copied into a new ASCII str after a check of 8 bytes at a
+# names, ids) is copied into a new ASCII str after a check of 32 bytes at a
 # time; anything else goes through CPython's UTF-8 decoder (surrogatepass:
 # the core passes encoded lone surrogates through). The same str either way.
+# tp_span_str reads a span of the parser's current output: the pointer and
+# length are fetched by the call itself and the span checked against them
+# (RuntimeError if it is not inside), and no Python code runs in it.
 cdef extern from *:
     """
     static PyObject *tp_out_str(const uint8_t *s, size_t n)
     {
         const uint64_t high = 0x8080808080808080ULL;
+        uint64_t w0, w1, w2, w3, acc = 0;
         size_t i = 0;
+        if (n < 2) /* "" and one character: CPython's shared strings */
+            goto decode;
+        for (; i + 32 <= n; i += 32) {
+            memcpy(&w0, s + i, 8);
+            memcpy(&w1, s + i + 8, 8);
+            memcpy(&w2, s + i + 16, 8);
+            memcpy(&w3, s + i + 24, 8);
+            if ((w0 | w1 | w2 | w3) & high)
+                goto decode;
+        }
         for (; i + 8 <= n; i += 8) {
-            uint64_t w;
-            memcpy(&w, s + i, 8);
-            if (w & high)
-                goto decode;
+            memcpy(&w0, s + i, 8);
+            acc |= w0;
         }
-        for (; i < n; i++)
-            if (s[i] & 0x80)
-                goto decode;
-        if (n > 1) {
-            PyObject *o = PyUnicode_New((Py_ssize_t)n, 127);
-            if (o)
-                memcpy(PyUnicode_DATA(o), s, n);
-            return o;
+        if (i < n) {
+            if (n >= 8) { /* the last 8 bytes (some read above again) */
+                memcpy(&w0, s + n - 8, 8);
+                acc |= w0;
+            } else {
+                for (; i < n; i++)
+                    acc |= s[i];
+            }
         }
+        if (acc & high)
+            goto decode;
+        PyObject *o = PyUnicode_New((Py_ssize_t)n, 127);
+        if (o)
+            memcpy(PyUnicode_DATA(o), s, n);
+        return o;
     decode:
         return PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)n, "surrogatepass");
     }
+
+    static PyObject *tp_span_str(const tp_parser *p, size_t start, size_t n)
+    {
+        size_t len = tp_parser_output_len(p);
+        if (start > len || n > len - start) {
+            PyErr_SetString(PyExc_RuntimeError, "parser output changed while it was read");
+            return NULL;
+        }
+        return tp_out_str(tp_parser_output(p) + start, n);
+    }
+
+    /* Tool names and call ids repeat from call to call and from stream to
+     * stream: the last ASCII str made for each of TPNAME_SLOTS hash slots
+     * (2 to TPNAME_MAX bytes) is kept and given again for the same bytes
+     * (strs are immutable: sharing one is invisible but to `is`). Under the
+     * GIL only (free-threaded builds: no cache); forgotten, not freed, at
+     * the interpreter's end (as the event free list). */
+    #define TPNAME_SLOTS 64
+    #define TPNAME_MAX 64
+    #ifndef Py_GIL_DISABLED
+    static PyObject *tpname_cache[TPNAME_SLOTS];
+    static int tpname_on = -1; /* -1: not yet set up, 0: off */
+
+    static void tpname_forget(void)
+    {
+        memset(tpname_cache, 0, sizeof tpname_cache);
+        tpname_on = -1;
+    }
+    #endif
+
+    static PyObject *tp_name_str(const uint8_t *s, size_t n)
+    {
+    #ifndef Py_GIL_DISABLED
+        if (n >= 2 && n <= TPNAME_MAX) {
+            uint64_t a = 0, b = 0;
+            if (n >= 8) {
+                memcpy(&a, s, 8);
+                memcpy(&b, s + n - 8, 8);
+            } else {
+                memcpy(&a, s, n);
+            }
+            size_t h = (size_t)(((a * 0x9E3779B97F4A7C15ULL) ^ (b * 0xC2B2AE3D27D4EB4FULL) ^ n) >> 58);
+            PyObject *c = tpname_cache[h];
+            if (c && (size_t)PyUnicode_GET_LENGTH(c) == n && memcmp(PyUnicode_DATA(c), s, n) == 0) {
+                Py_INCREF(c);
+                return c;
+            }
+            PyObject *o = tp_out_str(s, n);
+            if (o && PyUnicode_IS_ASCII(o)) {
+                if (tpname_on < 0)
+                    tpname_on = Py_AtExit(tpname_forget) == 0;
+                if (tpname_on) {
+                    Py_INCREF(o);
+                    tpname_cache[h] = o;
+                    Py_XDECREF(c); /* a str: no Python code runs */
+                }
+            }
+            return o;
+        }
+    #endif
+        return tp_out_str(s, n);
+    }
+
+    /* tp_span_str for a name or call id */
+    static PyObject *tp_span_name(const tp_parser *p, size_t start, size_t n)
+    {
+        size_t len = tp_parser_output_len(p);
+        if (start > len || n > len - start) {
+            PyErr_SetString(PyExc_RuntimeError, "parser output changed while it was read");
+            return NULL;
+        }
+        return tp_name_str(tp_parser_output(p) + start, n);
+    }
+
+    /* a + b (str, not NULL): two ASCII strs copied into a new one; else
+     * PyUnicode_Concat */
+    static PyObject *tp_str_concat(PyObject *a, PyObject *b)
+    {
+        if (!PyUnicode_IS_ASCII(a) || !PyUnicode_IS_ASCII(b))
+            return PyUnicode_Concat(a, b);
+        Py_ssize_t na = PyUnicode_GET_LENGTH(a), nb = PyUnicode_GET_LENGTH(b);
+        if (na == 0 || nb == 0) {
+            PyObject *o = na ? a : b;
+            Py_INCREF(o);
+            return o;
+        }
+        if (na > PY_SSIZE_T_MAX - nb)
+            return PyErr_NoMemory();
+        PyObject *o = PyUnicode_New(na + nb, 127);
+        if (o) {
+            memcpy(PyUnicode_DATA(o), PyUnicode_DATA(a), (size_t)na);
+            memcpy((char *)PyUnicode_DATA(o) + na, PyUnicode_DATA(b), (size_t)nb);
+        }
+        return o;
+    }
     """
     str tp_out_str(const uint8_t *s, size_t n)
+    str tp_span_str(const tp_parser *p, size_t start, size_t n)
+    str tp_span_name(const tp_parser *p, size_t start, size_t n)
+    str tp_str_concat(str a, str b)
 
 
+# A batch's event objects, in order, before its list is made: in a C array
+# (TPB_LOCAL on the C stack, then a growing heap array), each a strong
+# reference; tpb_list makes the list at its size at the end. While a batch
+# is built, Python code (a host converter, a finalizer) can run, but never
+# sees a list with holes or placeholders.
+cdef extern from *:
+    """
+    #define TPB_LOCAL 16
+    typedef struct {
+        PyObject **items;
+        Py_ssize_t n, cap;
+        PyObject *local[TPB_LOCAL];
+    } tp_batch;
 
-cdef inline int _put(list res, Py_ssize_t *m, object obj) except -1:
-    """Stores the batch's next object: over the placeholder at res[m] (a
-    streamed batch's list is made at its size), else appended."""
-    if m[0] < len(res):
-        res[m[0]] = obj
-    else:
-        res.append(obj)
-    m[0] += 1
-    return 0
+    static void tpb_init(tp_batch *b)
+    {
+        b->items = b->local;
+        b->n = 0;
+        b->cap = TPB_LOCAL;
+    }
+
+    /* appends `o` (a new reference is taken) */
+    static int tpb_put(tp_batch *b, PyObject *o)
+    {
+        if (b->n == b->cap) {
+            PyObject **m;
+            if (b->cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(PyObject *)) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            if (b->items == b->local) {
+                m = PyMem_Malloc((size_t)b->cap * 2 * sizeof(PyObject *));
+                if (m)
+                    memcpy(m, b->local, sizeof b->local);
+            } else {
+                m = PyMem_Realloc(b->items, (size_t)b->cap * 2 * sizeof(PyObject *));
+            }
+            if (!m) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            b->items = m;
+            b->cap *= 2;
+        }
+        Py_INCREF(o);
+        b->items[b->n++] = o;
+        return 0;
+    }
+
+    /* the last object put (borrowed), NULL if none */
+    static PyObject *tpb_last(const tp_batch *b)
+    {
+        return b->n ? b->items[b->n - 1] : NULL;
+    }
+
+    /* the batch emptied: its references dropped */
+    static void tpb_clear(tp_batch *b)
+    {
+        Py_ssize_t n = b->n;
+        b->n = 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            Py_DECREF(b->items[i]);
+        if (b->items != b->local)
+            PyMem_Free(b->items);
+        b->items = b->local;
+        b->cap = TPB_LOCAL;
+    }
+
+    /* the batch's objects as a new list (the batch emptied); NULL on
+     * failure (the batch cleared) */
+    static PyObject *tpb_list(tp_batch *b)
+    {
+        PyObject *l = PyList_New(b->n);
+        if (!l) {
+            tpb_clear(b);
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < b->n; i++)
+            PyList_SET_ITEM(l, i, b->items[i]);
+        b->n = 0;
+        tpb_clear(b);
+        return l;
+    }
+    """
+    ctypedef struct tp_batch:
+        Py_ssize_t n
+    void tpb_init(tp_batch *b)
+    int tpb_put(tp_batch *b, object o) except -1
+    PyObject *tpb_last(const tp_batch *b)
+    void tpb_clear(tp_batch *b)
+    list tpb_list(tp_batch *b)
 
 
 cdef class StreamParser:
@@ -813,8 +1010,13 @@ cdef class StreamParser:
             raise RuntimeError("feed() after finish()")
         self.busy = True
         try:
-            # (_feed_only's work, inline: one call per chunk)
-            keep = _utf8_view(text, &data, &n)
+            # (_feed_only's work, inline: one call per chunk; an ASCII str's
+            # own buffer without a call)
+            if PyUnicode_IS_ASCII(text):
+                data = <const uint8_t *>PyUnicode_DATA(text)
+                n = PyUnicode_GET_LENGTH(text)
+            else:
+                keep = _utf8_view(text, &data, &n)
             if tp_parser_feed(&self.p, data, <size_t>n) != 0:
                 raise MemoryError()
             return self._collect()
@@ -888,24 +1090,19 @@ cdef class StreamParser:
     def __deepcopy__(self, memo):
         raise TypeError(_NO_COPY % type(self).__name__)
 
-    # Every read of core memory goes through _event_at/_text_at, which fetch
-    # the batch pointers afresh and check bounds, and no Python code runs
-    # between fetching a pointer and the last read through it: so Python
-    # code that runs while a batch is turned into objects (a host converter,
-    # a finalizer run by the garbage collector, another thread) can never
-    # make the binding read memory the core has moved or freed.
-    cdef inline bint _event_at(self, size_t k, tp_event *e):
+    # Every read of core memory goes through _event_at/tp_span_str/_raw_at,
+    # which fetch the batch pointers afresh and check bounds, and no Python
+    # code runs between fetching a pointer and the last read through it: so
+    # Python code that runs while a batch is turned into objects (a host
+    # converter, a finalizer run by the garbage collector, another thread)
+    # can never make the binding read memory the core has moved or freed.
+    cdef inline bint _event_at(self, size_t k, tp_event *e) noexcept:
         cdef size_t n
         cdef const tp_event *ev = tp_parser_events(&self.p, &n)
         if k >= n:
             return False
         e[0] = ev[k]
         return True
-
-    cdef inline str _text_at(self, size_t start, size_t n):
-        if start > tp_parser_output_len(&self.p) or n > tp_parser_output_len(&self.p) - start:
-            raise RuntimeError("parser output changed while it was read")
-        return tp_out_str(tp_parser_output(&self.p) + start, n)
 
     cdef str _raw_at(self, size_t start, size_t n):
         """Dropped text: the model's bytes; a piece that is not whole
@@ -931,16 +1128,21 @@ cdef class StreamParser:
     cdef list _collect(self, bint oneshot=False):
         """The batch as events. oneshot: no CallStart/ArgsDelta objects (a
         call's arguments are only built for its CallEnd)."""
-        cdef size_t k = 0, nev = 0
-        cdef Py_ssize_t m = 0  # objects in res
+        cdef tp_batch b
+        tpb_init(&b)
+        try:
+            self._collect_into(&b, oneshot)
+        except BaseException:
+            tpb_clear(&b)
+            raise
+        return tpb_list(&b)
+
+    @cython.final
+    cdef int _collect_into(self, tp_batch *b, bint oneshot) except -1:
+        """_collect's work: the batch's objects put in `b`."""
+        cdef size_t k = 0
         cdef tp_event e
-        cdef list res
-        tp_parser_events(&self.p, &nev)
-        # streamed, an event makes about one object: res starts at the
-        # batch's size (None placeholders, replaced in order by _put, which
-        # appends past them; those left are cut at the end) instead of
-        # growing append by append
-        res = [] if oneshot else [None] * <Py_ssize_t>nev
+        cdef tp_parser *p = &self.p
         cdef str s
         cdef Text t
         cdef Reasoning rs
@@ -953,34 +1155,21 @@ cdef class StreamParser:
             k += 1
             if e.type == TP_EV_ARGS:
                 if not self._whole:
-                    s = self._text_at(e.start, e.len)
+                    s = tp_span_str(p, e.start, e.len)
                     if oneshot:
                         self._args_push(s)
                     else:
-                        self._add_args(res, &m, e.call, s)
+                        self._add_args(b, e.call, s)
             elif e.type == TP_EV_TEXT:
                 t = Text.__new__(Text)
-                t.text = self._text_at(e.start, e.len)
-                _put(res, &m, t)
-            elif e.type == TP_EV_REASONING:
-                rs = Reasoning.__new__(Reasoning)
-                rs.text = self._text_at(e.start, e.len)
-                _put(res, &m, rs)
-            elif e.type == TP_EV_RAW_VALUE:
-                key = self._text_at(e.start, <size_t>e.offset)
-                s = self._text_at(e.start + <size_t>e.offset, e.len - <size_t>e.offset)
-                s = self._convert(e.call, key, s)  # Python code: no core pointer held
-                if not self._whole:
-                    if oneshot:
-                        self._args_push(s)
-                    else:
-                        self._add_args(res, &m, e.call, s)
+                t.text = tp_span_str(p, e.start, e.len)
+                tpb_put(b, t)
             elif e.type == TP_EV_CALL_START:
                 if e.offset:  # the name, then the model's call id
-                    self._name = self._text_at(e.start, <size_t>e.offset)
-                    self._id = self._text_at(e.start + <size_t>e.offset, e.len - <size_t>e.offset)
+                    self._name = tp_span_name(p, e.start, <size_t>e.offset)
+                    self._id = tp_span_name(p, e.start + <size_t>e.offset, e.len - <size_t>e.offset)
                 else:
-                    self._name = self._text_at(e.start, e.len)
+                    self._name = tp_span_name(p, e.start, e.len)
                     self._id = None
                 self._args_reset()
                 self.calls_started += 1
@@ -995,7 +1184,7 @@ cdef class StreamParser:
                     cs.index = e.call
                     cs.name = self._name
                     cs.id = self._id
-                    _put(res, &m, cs)
+                    tpb_put(b, cs)
             elif e.type == TP_EV_CALL_END:
                 if self._whole:
                     self._whole = False
@@ -1004,7 +1193,7 @@ cdef class StreamParser:
                     if oneshot:
                         self._args_push(s)
                     else:
-                        self._add_args(res, &m, e.call, s)
+                        self._add_args(b, e.call, s)
                 self._conv_call = -1
                 ce = CallEnd.__new__(CallEnd)
                 ce.index = e.call
@@ -1012,7 +1201,20 @@ cdef class StreamParser:
                 ce.id = self._id
                 ce.arguments = self._args_text()
                 self._args_reset()
-                _put(res, &m, ce)
+                tpb_put(b, ce)
+            elif e.type == TP_EV_REASONING:
+                rs = Reasoning.__new__(Reasoning)
+                rs.text = tp_span_str(p, e.start, e.len)
+                tpb_put(b, rs)
+            elif e.type == TP_EV_RAW_VALUE:
+                key = tp_span_str(p, e.start, <size_t>e.offset)
+                s = tp_span_str(p, e.start + <size_t>e.offset, e.len - <size_t>e.offset)
+                s = self._convert(e.call, key, s)  # Python code: no core pointer held
+                if not self._whole:
+                    if oneshot:
+                        self._args_push(s)
+                    else:
+                        self._add_args(b, e.call, s)
             elif e.type == TP_EV_DROPPED:
                 s = self._raw_at(e.start, e.len)
                 if oneshot:  # into its error (parse_all makes the errors)
@@ -1026,38 +1228,35 @@ cdef class StreamParser:
                     dr.index = None if e.call < 0 else e.call
                     dr.offset = e.offset
                     dr.raw = s
-                    _put(res, &m, dr)
+                    tpb_put(b, dr)
             elif e.type == TP_EV_MARKUP:
                 if self._markup:
                     mk = Markup.__new__(Markup)
                     mk.offset = e.offset
                     mk.raw = self._raw_at(e.start, e.len)
-                    _put(res, &m, mk)
+                    tpb_put(b, mk)
             elif e.type == TP_EV_ERROR:
                 pe = ParseError.__new__(ParseError)
                 pe.index = None if e.call < 0 else e.call
                 pe.code = tp_error_name(e.code).decode()
                 pe.offset = e.offset
-                pe.detail = self._text_at(e.start, e.len)
+                pe.detail = tp_span_str(p, e.start, e.len)
                 pe.raw = ""
                 pe.raw_offset = None
                 if oneshot:
                     self._last_error = pe
                 if e.call >= 0:
                     if oneshot:  # the incomplete call, as streaming showed it
-                        self._incomplete(res, e.call)
-                        m = len(res)
+                        self._incomplete(b, e.call)
                     self._args_reset()
                     if self._conv is not None and self._conv_call >= 0:
                         self._conv.reset()
                     self._conv_call = -1
                     self._whole = False
-                _put(res, &m, pe)
-        if m < len(res):
-            del res[m:]
-        return res
+                tpb_put(b, pe)
+        return 0
 
-    cdef void _incomplete(self, list res, int index):
+    cdef int _incomplete(self, tp_batch *b, int index) except -1:
         """One-shot: a call that began (CallStart) and ended with an error is
         reported as streaming reported it: its CallStart and the arguments
         sent so far (one ArgsDelta, none when nothing was sent), before the
@@ -1068,22 +1267,25 @@ cdef class StreamParser:
         cs.index = index
         cs.name = self._name
         cs.id = self._id
-        res.append(cs)
+        tpb_put(b, cs)
         if s:
             ad = ArgsDelta.__new__(ArgsDelta)
             ad.index = index
             ad.delta = s
-            res.append(ad)
+            tpb_put(b, ad)
+        return 0
 
     # A call's arguments are the concatenation of its pieces. Most calls
     # streamed in bursts have one or two pieces: those are kept without a
     # list (two are joined by one concatenation); a list holds them from the
     # third on (joined once, never by repeated concatenation).
-    cdef inline void _args_reset(self):
+    @cython.final
+    cdef inline void _args_reset(self) noexcept:
         self._a0 = None
         self._a1 = None
         self._args = None
 
+    @cython.final
     cdef int _args_push(self, str s) except -1:
         if self._a0 is None:
             self._a0 = s
@@ -1095,29 +1297,35 @@ cdef class StreamParser:
             self._args.append(s)
         return 0
 
+    @cython.final
     cdef str _args_text(self):
         if self._args is not None:
             return "".join(self._args)
         if self._a1 is not None:
-            return self._a0 + self._a1
+            return tp_str_concat(self._a0, self._a1)
         if self._a0 is not None:
             return self._a0
         return ""
 
-    cdef int _add_args(self, list res, Py_ssize_t *m, int index, str delta) except -1:
+    @cython.final
+    cdef int _add_args(self, tp_batch *b, int index, str delta) except -1:
+        """A streamed piece of call `index`'s arguments: added to the call's
+        pieces and to the batch, merged into the batch's last object when
+        that is an ArgsDelta of the same call (not yet seen by anyone)."""
         cdef ArgsDelta ad
+        cdef PyObject *last
         if not delta:
             return 0
         self._args_push(delta)
-        if m[0] > 0:
-            last = res[m[0] - 1]
-            if type(last) is ArgsDelta and (<ArgsDelta>last).index == index:
-                (<ArgsDelta>last).delta = (<ArgsDelta>last).delta + delta
-                return 0
+        last = tpb_last(b)
+        if last != NULL and Py_TYPE(<object>last) == <PyTypeObject *>ArgsDelta \
+                and (<ArgsDelta>last).index == index:
+            (<ArgsDelta>last).delta = tp_str_concat((<ArgsDelta>last).delta, delta)
+            return 0
         ad = ArgsDelta.__new__(ArgsDelta)
         ad.index = index
         ad.delta = delta
-        _put(res, m, ad)
+        tpb_put(b, ad)
         return 0
 
     cdef str _convert(self, int call, str key, str raw):
