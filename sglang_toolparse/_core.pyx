@@ -866,7 +866,7 @@ cdef class StreamParser:
     RuntimeError; so do the methods of a parser whose __init__ did not run.
     Parsers are not copyable or picklable (TypeError).
     """
-    cdef tp_parser p
+    cdef tp_parser *p  # the core's state (PyMem_Malloc'd by __init__)
     cdef bint inited
     # set while feed()/finish() run: a second caller (another thread, or a
     # converter re-entering its own parser) gets RuntimeError instead of
@@ -891,6 +891,7 @@ cdef class StreamParser:
     cdef bint _markup  # Markup events are wanted (markup=True)
 
     def __cinit__(self):
+        self.p = NULL
         self.inited = False
         self.busy = False
 
@@ -943,9 +944,15 @@ cdef class StreamParser:
             flags |= TP_FLAG_ACCEPT_ANY
         if forward_unknown:
             flags |= TP_FLAG_FORWARD_UNKNOWN
-        if tp_parser_init(&self.p, fmt, &lim, flags) != 0:
+        if self.p == NULL:
+            # not zeroed: tp_parser_init sets every field the core reads
+            # before writing it (its scratch areas are never read first)
+            self.p = <tp_parser *>PyMem_Malloc(sizeof(tp_parser))
+            if self.p == NULL:
+                raise MemoryError()
+        if tp_parser_init(self.p, fmt, &lim, flags) != 0:
             raise MemoryError()
-        tppool_take(&self.p)
+        tppool_take(self.p)
         self.inited = True
         self.format = format
         self._markup = markup
@@ -957,24 +964,25 @@ cdef class StreamParser:
         self._whole_names = None
         if compiled is not None:  # the compiled table holds the names and kinds
             self._compiled = compiled
-            tp_parser_use_tools(&self.p, &compiled.t)
+            tp_parser_use_tools(self.p, &compiled.t)
             if compiled.whole:
                 self._whole_names = compiled.whole
             tools = _NO_TOOLS
         for b, params in tools:
-            tid = tp_parser_add_tool(&self.p, <const uint8_t *>b, len(b))
+            tid = tp_parser_add_tool(self.p, <const uint8_t *>b, len(b))
             if tid < 0:
                 raise MemoryError()
             for pb, kind in params:
-                if tp_parser_add_param(&self.p, tid, <const uint8_t *>(<bytes>pb), len(pb),
+                if tp_parser_add_param(self.p, tid, <const uint8_t *>(<bytes>pb), len(pb),
                                        kind) < 0:
                     raise MemoryError()
         return 0
 
     def __dealloc__(self):
         if self.inited:
-            tppool_give(&self.p)
-            tp_parser_free(&self.p)
+            tppool_give(self.p)
+            tp_parser_free(self.p)
+        PyMem_Free(self.p)
 
     cdef int _enter(self, str what) except -1:
         """Checks that the parser may run `what` now and marks it busy.
@@ -1017,7 +1025,7 @@ cdef class StreamParser:
                 n = PyUnicode_GET_LENGTH(text)
             else:
                 keep = _utf8_view(text, &data, &n)
-            if tp_parser_feed(&self.p, data, <size_t>n) != 0:
+            if tp_parser_feed(self.p, data, <size_t>n) != 0:
                 raise MemoryError()
             return self._collect()
         finally:
@@ -1029,7 +1037,7 @@ cdef class StreamParser:
         cdef const uint8_t *data
         cdef Py_ssize_t n
         cdef bytes keep = _utf8_view(text, &data, &n)
-        if tp_parser_feed(&self.p, data, <size_t>n) != 0:
+        if tp_parser_feed(self.p, data, <size_t>n) != 0:
             raise MemoryError()
 
     def parse_all(self, text):
@@ -1052,7 +1060,7 @@ cdef class StreamParser:
             self._feed_only(text)
             res = self._collect(True)
             self.finished = True
-            if tp_parser_finish(&self.p) != 0:
+            if tp_parser_finish(self.p) != 0:
                 raise MemoryError()
             res.extend(self._collect(True))
             self._last_error = None
@@ -1070,7 +1078,7 @@ cdef class StreamParser:
             if self.finished:
                 return []
             self.finished = True
-            if tp_parser_finish(&self.p) != 0:
+            if tp_parser_finish(self.p) != 0:
                 raise MemoryError()
             return self._collect()
         finally:
@@ -1098,7 +1106,7 @@ cdef class StreamParser:
     # can never make the binding read memory the core has moved or freed.
     cdef inline bint _event_at(self, size_t k, tp_event *e) noexcept:
         cdef size_t n
-        cdef const tp_event *ev = tp_parser_events(&self.p, &n)
+        cdef const tp_event *ev = tp_parser_events(self.p, &n)
         if k >= n:
             return False
         e[0] = ev[k]
@@ -1107,12 +1115,12 @@ cdef class StreamParser:
     cdef str _raw_at(self, size_t start, size_t n):
         """Dropped text: the model's bytes; a piece that is not whole
         UTF-8 (never expected) keeps its bytes as surrogate escapes."""
-        if start > tp_parser_output_len(&self.p) or n > tp_parser_output_len(&self.p) - start:
+        if start > tp_parser_output_len(self.p) or n > tp_parser_output_len(self.p) - start:
             raise RuntimeError("parser output changed while it was read")
         try:
-            return PyUnicode_DecodeUTF8(<const char *>tp_parser_output(&self.p) + start, n, "surrogatepass")
+            return PyUnicode_DecodeUTF8(<const char *>tp_parser_output(self.p) + start, n, "surrogatepass")
         except UnicodeDecodeError:
-            return PyUnicode_DecodeUTF8(<const char *>tp_parser_output(&self.p) + start, n, "surrogateescape")
+            return PyUnicode_DecodeUTF8(<const char *>tp_parser_output(self.p) + start, n, "surrogateescape")
 
     cdef object _host(self, int call):
         """The host converter, made when first needed and begun for `call`."""
@@ -1142,7 +1150,7 @@ cdef class StreamParser:
         """_collect's work: the batch's objects put in `b`."""
         cdef size_t k = 0
         cdef tp_event e
-        cdef tp_parser *p = &self.p
+        cdef tp_parser *p = self.p
         cdef str s
         cdef Text t
         cdef Reasoning rs
