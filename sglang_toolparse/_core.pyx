@@ -679,9 +679,30 @@ cdef extern from *:
             }
             size_t h = (size_t)(((a * 0x9E3779B97F4A7C15ULL) ^ (b * 0xC2B2AE3D27D4EB4FULL) ^ n) >> 58);
             PyObject *c = tpname_cache[h];
-            if (c && (size_t)PyUnicode_GET_LENGTH(c) == n && memcmp(PyUnicode_DATA(c), s, n) == 0) {
-                Py_INCREF(c);
-                return c;
+            if (c && (size_t)PyUnicode_GET_LENGTH(c) == n) {
+                /* the same bytes: compared 8 at a time, the last 8 (or the
+                 * n < 8 bytes) as loaded above */
+                const uint8_t *d = PyUnicode_DATA(c);
+                uint64_t x = 0, y = 0;
+                size_t i = 0;
+                int same = 1;
+                if (n >= 8) {
+                    for (; same && i + 8 < n; i += 8) {
+                        memcpy(&x, d + i, 8);
+                        memcpy(&y, s + i, 8);
+                        same = x == y;
+                    }
+                    memcpy(&x, d + n - 8, 8);
+                    same = same && x == b;
+                } else {
+                    memcpy(&x, d, n);
+                    memcpy(&y, s, n);
+                    same = (x & ((1ULL << (8 * n)) - 1)) == (y & ((1ULL << (8 * n)) - 1));
+                }
+                if (same) {
+                    Py_INCREF(c);
+                    return c;
+                }
             }
             PyObject *o = tp_out_str(s, n);
             if (o && PyUnicode_IS_ASCII(o)) {
@@ -759,31 +780,39 @@ cdef extern from *:
         b->cap = TPB_LOCAL;
     }
 
+    static int tpb_grow(tp_batch *b);
+
     /* appends `o` (a new reference is taken) */
-    static int tpb_put(tp_batch *b, PyObject *o)
+    static inline int tpb_put(tp_batch *b, PyObject *o)
     {
-        if (b->n == b->cap) {
-            PyObject **m;
-            if (b->cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(PyObject *)) {
-                PyErr_NoMemory();
-                return -1;
-            }
-            if (b->items == b->local) {
-                m = PyMem_Malloc((size_t)b->cap * 2 * sizeof(PyObject *));
-                if (m)
-                    memcpy(m, b->local, sizeof b->local);
-            } else {
-                m = PyMem_Realloc(b->items, (size_t)b->cap * 2 * sizeof(PyObject *));
-            }
-            if (!m) {
-                PyErr_NoMemory();
-                return -1;
-            }
-            b->items = m;
-            b->cap *= 2;
-        }
+        if (b->n == b->cap && tpb_grow(b))
+            return -1;
         Py_INCREF(o);
         b->items[b->n++] = o;
+        return 0;
+    }
+
+    /* room for twice as many objects */
+    static int tpb_grow(tp_batch *b)
+    {
+        PyObject **m;
+        if (b->cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(PyObject *)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (b->items == b->local) {
+            m = PyMem_Malloc((size_t)b->cap * 2 * sizeof(PyObject *));
+            if (m)
+                memcpy(m, b->local, sizeof b->local);
+        } else {
+            m = PyMem_Realloc(b->items, (size_t)b->cap * 2 * sizeof(PyObject *));
+        }
+        if (!m) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->items = m;
+        b->cap *= 2;
         return 0;
     }
 
