@@ -590,6 +590,43 @@ cdef extern from *:
     void tppool_take(tp_parser *p)
 
 
+# The memory block of a parser's core state (sizeof(tp_parser), several KB,
+# not zeroed: tp_parser_init sets what the core reads first) comes from a
+# small pool of blocks freed parsers left, else from malloc; up to
+# TPBLK_KEEP blocks are kept (under the GIL; free-threaded builds: no pool).
+cdef extern from *:
+    """
+    #define TPBLK_KEEP 8
+    #ifndef Py_GIL_DISABLED
+    static tp_parser *tpblk[TPBLK_KEEP];
+    static int tpblk_n;
+    #endif
+
+    static tp_parser *tpblk_take(void)
+    {
+    #ifndef Py_GIL_DISABLED
+        if (tpblk_n)
+            return tpblk[--tpblk_n];
+    #endif
+        return (tp_parser *)malloc(sizeof(tp_parser));
+    }
+
+    /* `p`: a block whose parser was freed (tp_parser_free), or NULL */
+    static void tpblk_give(tp_parser *p)
+    {
+    #ifndef Py_GIL_DISABLED
+        if (p && tpblk_n < TPBLK_KEEP) {
+            tpblk[tpblk_n++] = p;
+            return;
+        }
+    #endif
+        free(p);
+    }
+    """
+    tp_parser *tpblk_take()
+    void tpblk_give(tp_parser *p)
+
+
 # The core's output as str: an ASCII span (the usual case: JSON arguments,
 # names, ids) is copied into a new ASCII str after a check of 32 bytes at a
 # time; anything else goes through CPython's UTF-8 decoder (surrogatepass:
@@ -895,7 +932,7 @@ cdef class StreamParser:
     RuntimeError; so do the methods of a parser whose __init__ did not run.
     Parsers are not copyable or picklable (TypeError).
     """
-    cdef tp_parser *p  # the core's state (PyMem_Malloc'd by __init__)
+    cdef tp_parser *p  # the core's state (from tpblk_take in __init__)
     cdef bint inited
     # set while feed()/finish() run: a second caller (another thread, or a
     # converter re-entering its own parser) gets RuntimeError instead of
@@ -974,9 +1011,7 @@ cdef class StreamParser:
         if forward_unknown:
             flags |= TP_FLAG_FORWARD_UNKNOWN
         if self.p == NULL:
-            # not zeroed: tp_parser_init sets every field the core reads
-            # before writing it (its scratch areas are never read first)
-            self.p = <tp_parser *>PyMem_Malloc(sizeof(tp_parser))
+            self.p = tpblk_take()
             if self.p == NULL:
                 raise MemoryError()
         if tp_parser_init(self.p, fmt, &lim, flags) != 0:
@@ -1011,7 +1046,7 @@ cdef class StreamParser:
         if self.inited:
             tppool_give(self.p)
             tp_parser_free(self.p)
-        PyMem_Free(self.p)
+        tpblk_give(self.p)
 
     cdef int _enter(self, str what) except -1:
         """Checks that the parser may run `what` now and marks it busy.
