@@ -887,14 +887,34 @@ cdef extern from *:
         tpb_clear(b);
         return l;
     }
+    /* a batch filled by `fill` (0, or -1 with an exception set): its
+     * list, else NULL (the batch cleared) */
+    typedef int (*tpb_fill)(PyObject *self, tp_batch *b, int arg);
+    static PyObject *tpb_collect(tpb_fill fill, PyObject *self, int arg)
+    {
+        tp_batch b;
+        tpb_init(&b);
+        if (fill(self, &b, arg) < 0) {
+            tpb_clear(&b);
+            return NULL;
+        }
+        return tpb_list(&b);
+    }
     """
     ctypedef struct tp_batch:
         Py_ssize_t n
+    ctypedef int (*tpb_fill)(PyObject *self, tp_batch *b, int arg) noexcept
+    list tpb_collect(tpb_fill fill, object self, int arg)
     void tpb_init(tp_batch *b)
     int tpb_put(tp_batch *b, object o) except -1
     PyObject *tpb_last(const tp_batch *b)
     void tpb_clear(tp_batch *b)
     list tpb_list(tp_batch *b)
+
+
+cdef int _collect_fill(object self, tp_batch *b, int oneshot) except -1:
+    """StreamParser._collect's batch filler (tpb_collect)."""
+    return (<StreamParser>self)._collect_into(b, oneshot)
 
 
 cdef class StreamParser:
@@ -1200,14 +1220,8 @@ cdef class StreamParser:
     cdef list _collect(self, bint oneshot=False):
         """The batch as events. oneshot: no CallStart/ArgsDelta objects (a
         call's arguments are only built for its CallEnd)."""
-        cdef tp_batch b
-        tpb_init(&b)
-        try:
-            self._collect_into(&b, oneshot)
-        except BaseException:
-            tpb_clear(&b)
-            raise
-        return tpb_list(&b)
+        # (the batch is cleared on an error, without a try block's cost)
+        return tpb_collect(<tpb_fill>_collect_fill, self, oneshot)
 
     @cython.final
     cdef int _collect_into(self, tp_batch *b, bint oneshot) except -1:
