@@ -306,7 +306,25 @@ cdef extern from *:
             tpev_nfree[w] == 0)
             return PyType_GenericAlloc(t, nitems);
         PyObject *o = (PyObject *)tpev_blocks[w][--tpev_nfree[w]];
-        memset(o, 0, size);
+        void **z = (void **)o;
+        switch (w) { /* zeroed word by word (a few words: no memset call) */
+        case 15: z[14] = NULL; /* fall through */
+        case 14: z[13] = NULL; /* fall through */
+        case 13: z[12] = NULL; /* fall through */
+        case 12: z[11] = NULL; /* fall through */
+        case 11: z[10] = NULL; /* fall through */
+        case 10: z[9] = NULL; /* fall through */
+        case 9: z[8] = NULL; /* fall through */
+        case 8: z[7] = NULL; /* fall through */
+        case 7: z[6] = NULL; /* fall through */
+        case 6: z[5] = NULL; /* fall through */
+        case 5: z[4] = NULL; /* fall through */
+        case 4: z[3] = NULL; /* fall through */
+        case 3: z[2] = NULL; /* fall through */
+        case 2: z[1] = NULL; /* fall through */
+        case 1: z[0] = NULL; /* fall through */
+        default: break;
+        }
         return PyObject_Init(o, t);
     }
 
@@ -592,48 +610,331 @@ cdef extern from *:
     void tppool_take(tp_parser *p)
 
 
+# The memory block of a parser's core state (sizeof(tp_parser), several KB,
+# not zeroed: tp_parser_init sets what the core reads first) comes from a
+# small pool of blocks freed parsers left, else from malloc; up to
+# TPBLK_KEEP blocks are kept (under the GIL; free-threaded builds: no pool).
+cdef extern from *:
+    """
+    #define TPBLK_KEEP 8
+    #ifndef Py_GIL_DISABLED
+    static tp_parser *tpblk[TPBLK_KEEP];
+    static int tpblk_n;
+    #endif
+
+    static tp_parser *tpblk_take(void)
+    {
+    #ifndef Py_GIL_DISABLED
+        if (tpblk_n)
+            return tpblk[--tpblk_n];
+    #endif
+        return (tp_parser *)malloc(sizeof(tp_parser));
+    }
+
+    /* `p`: a block whose parser was freed (tp_parser_free), or NULL */
+    static void tpblk_give(tp_parser *p)
+    {
+    #ifndef Py_GIL_DISABLED
+        if (p && tpblk_n < TPBLK_KEEP) {
+            tpblk[tpblk_n++] = p;
+            return;
+        }
+    #endif
+        free(p);
+    }
+    """
+    tp_parser *tpblk_take()
+    void tpblk_give(tp_parser *p)
+
+
 # The core's output as str: an ASCII span (the usual case: JSON arguments,
-# names, ids) is copied into a new ASCII str after a check of 8 bytes at a
+# names, ids) is copied into a new ASCII str after a check of 32 bytes at a
 # time; anything else goes through CPython's UTF-8 decoder (surrogatepass:
 # the core passes encoded lone surrogates through). The same str either way.
+# tp_span_str reads a span of the parser's current output: the pointer and
+# length are fetched by the call itself and the span checked against them
+# (RuntimeError if it is not inside), and no Python code runs in it.
 cdef extern from *:
     """
     static PyObject *tp_out_str(const uint8_t *s, size_t n)
     {
         const uint64_t high = 0x8080808080808080ULL;
+        uint64_t w0, w1, w2, w3, acc = 0;
         size_t i = 0;
+        if (n < 2) /* "" and one character: CPython's shared strings */
+            goto decode;
+        for (; i + 32 <= n; i += 32) {
+            memcpy(&w0, s + i, 8);
+            memcpy(&w1, s + i + 8, 8);
+            memcpy(&w2, s + i + 16, 8);
+            memcpy(&w3, s + i + 24, 8);
+            if ((w0 | w1 | w2 | w3) & high)
+                goto decode;
+        }
         for (; i + 8 <= n; i += 8) {
-            uint64_t w;
-            memcpy(&w, s + i, 8);
-            if (w & high)
-                goto decode;
+            memcpy(&w0, s + i, 8);
+            acc |= w0;
         }
-        for (; i < n; i++)
-            if (s[i] & 0x80)
-                goto decode;
-        if (n > 1) {
-            PyObject *o = PyUnicode_New((Py_ssize_t)n, 127);
-            if (o)
-                memcpy(PyUnicode_DATA(o), s, n);
-            return o;
+        if (i < n) {
+            if (n >= 8) { /* the last 8 bytes (some read above again) */
+                memcpy(&w0, s + n - 8, 8);
+                acc |= w0;
+            } else {
+                for (; i < n; i++)
+                    acc |= s[i];
+            }
         }
+        if (acc & high)
+            goto decode;
+        PyObject *o = PyUnicode_New((Py_ssize_t)n, 127);
+        if (o)
+            memcpy(PyUnicode_DATA(o), s, n);
+        return o;
     decode:
         return PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)n, "surrogatepass");
     }
+
+    static PyObject *tp_span_str(const tp_parser *p, size_t start, size_t n)
+    {
+        size_t len = tp_parser_output_len(p);
+        if (start > len || n > len - start) {
+            PyErr_SetString(PyExc_RuntimeError, "parser output changed while it was read");
+            return NULL;
+        }
+        return tp_out_str(tp_parser_output(p) + start, n);
+    }
+
+    /* Tool names and call ids repeat from call to call and from stream to
+     * stream: the last ASCII str made for each of TPNAME_SLOTS hash slots
+     * (2 to TPNAME_MAX bytes) is kept and given again for the same bytes
+     * (strs are immutable: sharing one is invisible but to `is`). Under the
+     * GIL only (free-threaded builds: no cache); forgotten, not freed, at
+     * the interpreter's end (as the event free list). */
+    #define TPNAME_SLOTS 64
+    #define TPNAME_MAX 64
+    #ifndef Py_GIL_DISABLED
+    static PyObject *tpname_cache[TPNAME_SLOTS];
+    static int tpname_on = -1; /* -1: not yet set up, 0: off */
+
+    static void tpname_forget(void)
+    {
+        memset(tpname_cache, 0, sizeof tpname_cache);
+        tpname_on = -1;
+    }
+    #endif
+
+    static PyObject *tp_name_str(const uint8_t *s, size_t n)
+    {
+    #ifndef Py_GIL_DISABLED
+        if (n >= 2 && n <= TPNAME_MAX) {
+            uint64_t a = 0, b = 0;
+            if (n >= 8) {
+                memcpy(&a, s, 8);
+                memcpy(&b, s + n - 8, 8);
+            } else {
+                memcpy(&a, s, n);
+            }
+            size_t h = (size_t)(((a * 0x9E3779B97F4A7C15ULL) ^ (b * 0xC2B2AE3D27D4EB4FULL) ^ n) >> 58);
+            PyObject *c = tpname_cache[h];
+            if (c && (size_t)PyUnicode_GET_LENGTH(c) == n) {
+                /* the same bytes: compared 8 at a time, the last 8 (or the
+                 * n < 8 bytes) as loaded above */
+                const uint8_t *d = PyUnicode_DATA(c);
+                uint64_t x = 0, y = 0;
+                size_t i = 0;
+                int same = 1;
+                if (n >= 8) {
+                    for (; same && i + 8 < n; i += 8) {
+                        memcpy(&x, d + i, 8);
+                        memcpy(&y, s + i, 8);
+                        same = x == y;
+                    }
+                    memcpy(&x, d + n - 8, 8);
+                    same = same && x == b;
+                } else {
+                    memcpy(&x, d, n);
+                    memcpy(&y, s, n);
+                    same = (x & ((1ULL << (8 * n)) - 1)) == (y & ((1ULL << (8 * n)) - 1));
+                }
+                if (same) {
+                    Py_INCREF(c);
+                    return c;
+                }
+            }
+            PyObject *o = tp_out_str(s, n);
+            if (o && PyUnicode_IS_ASCII(o)) {
+                if (tpname_on < 0)
+                    tpname_on = Py_AtExit(tpname_forget) == 0;
+                if (tpname_on) {
+                    Py_INCREF(o);
+                    tpname_cache[h] = o;
+                    Py_XDECREF(c); /* a str: no Python code runs */
+                }
+            }
+            return o;
+        }
+    #endif
+        return tp_out_str(s, n);
+    }
+
+    /* tp_span_str for a name or call id */
+    static PyObject *tp_span_name(const tp_parser *p, size_t start, size_t n)
+    {
+        size_t len = tp_parser_output_len(p);
+        if (start > len || n > len - start) {
+            PyErr_SetString(PyExc_RuntimeError, "parser output changed while it was read");
+            return NULL;
+        }
+        return tp_name_str(tp_parser_output(p) + start, n);
+    }
+
+    /* a + b (str, not NULL): two ASCII strs copied into a new one; else
+     * PyUnicode_Concat */
+    static PyObject *tp_str_concat(PyObject *a, PyObject *b)
+    {
+        if (!PyUnicode_IS_ASCII(a) || !PyUnicode_IS_ASCII(b))
+            return PyUnicode_Concat(a, b);
+        Py_ssize_t na = PyUnicode_GET_LENGTH(a), nb = PyUnicode_GET_LENGTH(b);
+        if (na == 0 || nb == 0) {
+            PyObject *o = na ? a : b;
+            Py_INCREF(o);
+            return o;
+        }
+        if (na > PY_SSIZE_T_MAX - nb)
+            return PyErr_NoMemory();
+        PyObject *o = PyUnicode_New(na + nb, 127);
+        if (o) {
+            memcpy(PyUnicode_DATA(o), PyUnicode_DATA(a), (size_t)na);
+            memcpy((char *)PyUnicode_DATA(o) + na, PyUnicode_DATA(b), (size_t)nb);
+        }
+        return o;
+    }
     """
     str tp_out_str(const uint8_t *s, size_t n)
+    str tp_span_str(const tp_parser *p, size_t start, size_t n)
+    str tp_span_name(const tp_parser *p, size_t start, size_t n)
+    str tp_str_concat(str a, str b)
 
 
+# A batch's event objects, in order, before its list is made: in a C array
+# (TPB_LOCAL on the C stack, then a growing heap array), each a strong
+# reference; tpb_list makes the list at its size at the end. While a batch
+# is built, Python code (a host converter, a finalizer) can run, but never
+# sees a list with holes or placeholders.
+cdef extern from *:
+    """
+    #define TPB_LOCAL 16
+    typedef struct {
+        PyObject **items;
+        Py_ssize_t n, cap;
+        PyObject *local[TPB_LOCAL];
+    } tp_batch;
 
-cdef inline int _put(list res, Py_ssize_t *m, object obj) except -1:
-    """Stores the batch's next object: over the placeholder at res[m] (a
-    streamed batch's list is made at its size), else appended."""
-    if m[0] < len(res):
-        res[m[0]] = obj
-    else:
-        res.append(obj)
-    m[0] += 1
-    return 0
+    static void tpb_init(tp_batch *b)
+    {
+        b->items = b->local;
+        b->n = 0;
+        b->cap = TPB_LOCAL;
+    }
+
+    static int tpb_grow(tp_batch *b);
+
+    /* appends `o` (a new reference is taken) */
+    static inline int tpb_put(tp_batch *b, PyObject *o)
+    {
+        if (b->n == b->cap && tpb_grow(b))
+            return -1;
+        Py_INCREF(o);
+        b->items[b->n++] = o;
+        return 0;
+    }
+
+    /* room for twice as many objects */
+    static int tpb_grow(tp_batch *b)
+    {
+        PyObject **m;
+        if (b->cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(PyObject *)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (b->items == b->local) {
+            m = PyMem_Malloc((size_t)b->cap * 2 * sizeof(PyObject *));
+            if (m)
+                memcpy(m, b->local, sizeof b->local);
+        } else {
+            m = PyMem_Realloc(b->items, (size_t)b->cap * 2 * sizeof(PyObject *));
+        }
+        if (!m) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->items = m;
+        b->cap *= 2;
+        return 0;
+    }
+
+    /* the last object put (borrowed), NULL if none */
+    static PyObject *tpb_last(const tp_batch *b)
+    {
+        return b->n ? b->items[b->n - 1] : NULL;
+    }
+
+    /* the batch emptied: its references dropped */
+    static void tpb_clear(tp_batch *b)
+    {
+        Py_ssize_t n = b->n;
+        b->n = 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            Py_DECREF(b->items[i]);
+        if (b->items != b->local)
+            PyMem_Free(b->items);
+        b->items = b->local;
+        b->cap = TPB_LOCAL;
+    }
+
+    /* the batch's objects as a new list (the batch emptied); NULL on
+     * failure (the batch cleared) */
+    static PyObject *tpb_list(tp_batch *b)
+    {
+        PyObject *l = PyList_New(b->n);
+        if (!l) {
+            tpb_clear(b);
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < b->n; i++)
+            PyList_SET_ITEM(l, i, b->items[i]);
+        b->n = 0;
+        tpb_clear(b);
+        return l;
+    }
+    /* a batch filled by `fill` (0, or -1 with an exception set): its
+     * list, else NULL (the batch cleared) */
+    typedef int (*tpb_fill)(PyObject *self, tp_batch *b, int arg);
+    static PyObject *tpb_collect(tpb_fill fill, PyObject *self, int arg)
+    {
+        tp_batch b;
+        tpb_init(&b);
+        if (fill(self, &b, arg) < 0) {
+            tpb_clear(&b);
+            return NULL;
+        }
+        return tpb_list(&b);
+    }
+    """
+    ctypedef struct tp_batch:
+        Py_ssize_t n
+    ctypedef int (*tpb_fill)(PyObject *self, tp_batch *b, int arg) noexcept
+    list tpb_collect(tpb_fill fill, object self, int arg)
+    void tpb_init(tp_batch *b)
+    int tpb_put(tp_batch *b, object o) except -1
+    PyObject *tpb_last(const tp_batch *b)
+    void tpb_clear(tp_batch *b)
+    list tpb_list(tp_batch *b)
+
+
+cdef int _collect_fill(object self, tp_batch *b, int oneshot) except -1:
+    """StreamParser._collect's batch filler (tpb_collect)."""
+    return (<StreamParser>self)._collect_into(b, oneshot)
 
 
 cdef class StreamParser:
@@ -671,7 +972,7 @@ cdef class StreamParser:
     RuntimeError; so do the methods of a parser whose __init__ did not run.
     Parsers are not copyable or picklable (TypeError).
     """
-    cdef tp_parser p
+    cdef tp_parser *p  # the core's state (from tpblk_take in __init__)
     cdef bint inited
     # set while feed()/finish() run: a second caller (another thread, or a
     # converter re-entering its own parser) gets RuntimeError instead of
@@ -696,6 +997,7 @@ cdef class StreamParser:
     cdef bint _markup  # Markup events are wanted (markup=True)
 
     def __cinit__(self):
+        self.p = NULL
         self.inited = False
         self.busy = False
 
@@ -748,9 +1050,13 @@ cdef class StreamParser:
             flags |= TP_FLAG_ACCEPT_ANY
         if forward_unknown:
             flags |= TP_FLAG_FORWARD_UNKNOWN
-        if tp_parser_init(&self.p, fmt, &lim, flags) != 0:
+        if self.p == NULL:
+            self.p = tpblk_take()
+            if self.p == NULL:
+                raise MemoryError()
+        if tp_parser_init(self.p, fmt, &lim, flags) != 0:
             raise MemoryError()
-        tppool_take(&self.p)
+        tppool_take(self.p)
         self.inited = True
         self.format = format
         self._markup = markup
@@ -762,24 +1068,25 @@ cdef class StreamParser:
         self._whole_names = None
         if compiled is not None:  # the compiled table holds the names and kinds
             self._compiled = compiled
-            tp_parser_use_tools(&self.p, &compiled.t)
+            tp_parser_use_tools(self.p, &compiled.t)
             if compiled.whole:
                 self._whole_names = compiled.whole
             tools = _NO_TOOLS
         for b, params in tools:
-            tid = tp_parser_add_tool(&self.p, <const uint8_t *>b, len(b))
+            tid = tp_parser_add_tool(self.p, <const uint8_t *>b, len(b))
             if tid < 0:
                 raise MemoryError()
             for pb, kind in params:
-                if tp_parser_add_param(&self.p, tid, <const uint8_t *>(<bytes>pb), len(pb),
+                if tp_parser_add_param(self.p, tid, <const uint8_t *>(<bytes>pb), len(pb),
                                        kind) < 0:
                     raise MemoryError()
         return 0
 
     def __dealloc__(self):
         if self.inited:
-            tppool_give(&self.p)
-            tp_parser_free(&self.p)
+            tppool_give(self.p)
+            tp_parser_free(self.p)
+        tpblk_give(self.p)
 
     cdef int _enter(self, str what) except -1:
         """Checks that the parser may run `what` now and marks it busy.
@@ -815,9 +1122,14 @@ cdef class StreamParser:
             raise RuntimeError("feed() after finish()")
         self.busy = True
         try:
-            # (_feed_only's work, inline: one call per chunk)
-            keep = _utf8_view(text, &data, &n)
-            if tp_parser_feed(&self.p, data, <size_t>n) != 0:
+            # (_feed_only's work, inline: one call per chunk; an ASCII str's
+            # own buffer without a call)
+            if PyUnicode_IS_ASCII(text):
+                data = <const uint8_t *>PyUnicode_DATA(text)
+                n = PyUnicode_GET_LENGTH(text)
+            else:
+                keep = _utf8_view(text, &data, &n)
+            if tp_parser_feed(self.p, data, <size_t>n) != 0:
                 raise MemoryError()
             return self._collect()
         finally:
@@ -829,7 +1141,7 @@ cdef class StreamParser:
         cdef const uint8_t *data
         cdef Py_ssize_t n
         cdef bytes keep = _utf8_view(text, &data, &n)
-        if tp_parser_feed(&self.p, data, <size_t>n) != 0:
+        if tp_parser_feed(self.p, data, <size_t>n) != 0:
             raise MemoryError()
 
     def parse_all(self, text):
@@ -852,7 +1164,7 @@ cdef class StreamParser:
             self._feed_only(text)
             res = self._collect(True)
             self.finished = True
-            if tp_parser_finish(&self.p) != 0:
+            if tp_parser_finish(self.p) != 0:
                 raise MemoryError()
             res.extend(self._collect(True))
             self._last_error = None
@@ -870,7 +1182,7 @@ cdef class StreamParser:
             if self.finished:
                 return []
             self.finished = True
-            if tp_parser_finish(&self.p) != 0:
+            if tp_parser_finish(self.p) != 0:
                 raise MemoryError()
             return self._collect()
         finally:
@@ -890,34 +1202,29 @@ cdef class StreamParser:
     def __deepcopy__(self, memo):
         raise TypeError(_NO_COPY % type(self).__name__)
 
-    # Every read of core memory goes through _event_at/_text_at, which fetch
-    # the batch pointers afresh and check bounds, and no Python code runs
-    # between fetching a pointer and the last read through it: so Python
-    # code that runs while a batch is turned into objects (a host converter,
-    # a finalizer run by the garbage collector, another thread) can never
-    # make the binding read memory the core has moved or freed.
-    cdef inline bint _event_at(self, size_t k, tp_event *e):
+    # Every read of core memory goes through _event_at/tp_span_str/_raw_at,
+    # which fetch the batch pointers afresh and check bounds, and no Python
+    # code runs between fetching a pointer and the last read through it: so
+    # Python code that runs while a batch is turned into objects (a host
+    # converter, a finalizer run by the garbage collector, another thread)
+    # can never make the binding read memory the core has moved or freed.
+    cdef inline bint _event_at(self, size_t k, tp_event *e) noexcept:
         cdef size_t n
-        cdef const tp_event *ev = tp_parser_events(&self.p, &n)
+        cdef const tp_event *ev = tp_parser_events(self.p, &n)
         if k >= n:
             return False
         e[0] = ev[k]
         return True
 
-    cdef inline str _text_at(self, size_t start, size_t n):
-        if start > tp_parser_output_len(&self.p) or n > tp_parser_output_len(&self.p) - start:
-            raise RuntimeError("parser output changed while it was read")
-        return tp_out_str(tp_parser_output(&self.p) + start, n)
-
     cdef str _raw_at(self, size_t start, size_t n):
         """Dropped text: the model's bytes; a piece that is not whole
         UTF-8 (never expected) keeps its bytes as surrogate escapes."""
-        if start > tp_parser_output_len(&self.p) or n > tp_parser_output_len(&self.p) - start:
+        if start > tp_parser_output_len(self.p) or n > tp_parser_output_len(self.p) - start:
             raise RuntimeError("parser output changed while it was read")
         try:
-            return PyUnicode_DecodeUTF8(<const char *>tp_parser_output(&self.p) + start, n, "surrogatepass")
+            return PyUnicode_DecodeUTF8(<const char *>tp_parser_output(self.p) + start, n, "surrogatepass")
         except UnicodeDecodeError:
-            return PyUnicode_DecodeUTF8(<const char *>tp_parser_output(&self.p) + start, n, "surrogateescape")
+            return PyUnicode_DecodeUTF8(<const char *>tp_parser_output(self.p) + start, n, "surrogateescape")
 
     cdef object _host(self, int call):
         """The host converter, made when first needed and begun for `call`."""
@@ -933,16 +1240,15 @@ cdef class StreamParser:
     cdef list _collect(self, bint oneshot=False):
         """The batch as events. oneshot: no CallStart/ArgsDelta objects (a
         call's arguments are only built for its CallEnd)."""
-        cdef size_t k = 0, nev = 0
-        cdef Py_ssize_t m = 0  # objects in res
+        # (the batch is cleared on an error, without a try block's cost)
+        return tpb_collect(<tpb_fill>_collect_fill, self, oneshot)
+
+    @cython.final
+    cdef int _collect_into(self, tp_batch *b, bint oneshot) except -1:
+        """_collect's work: the batch's objects put in `b`."""
+        cdef size_t k = 0
         cdef tp_event e
-        cdef list res
-        tp_parser_events(&self.p, &nev)
-        # streamed, an event makes about one object: res starts at the
-        # batch's size (None placeholders, replaced in order by _put, which
-        # appends past them; those left are cut at the end) instead of
-        # growing append by append
-        res = [] if oneshot else [None] * <Py_ssize_t>nev
+        cdef tp_parser *p = self.p
         cdef str s
         cdef Text t
         cdef Reasoning rs
@@ -955,34 +1261,21 @@ cdef class StreamParser:
             k += 1
             if e.type == TP_EV_ARGS:
                 if not self._whole:
-                    s = self._text_at(e.start, e.len)
+                    s = tp_span_str(p, e.start, e.len)
                     if oneshot:
                         self._args_push(s)
                     else:
-                        self._add_args(res, &m, e.call, s)
+                        self._add_args(b, e.call, s)
             elif e.type == TP_EV_TEXT:
                 t = Text.__new__(Text)
-                t.text = self._text_at(e.start, e.len)
-                _put(res, &m, t)
-            elif e.type == TP_EV_REASONING:
-                rs = Reasoning.__new__(Reasoning)
-                rs.text = self._text_at(e.start, e.len)
-                _put(res, &m, rs)
-            elif e.type == TP_EV_RAW_VALUE:
-                key = self._text_at(e.start, <size_t>e.offset)
-                s = self._text_at(e.start + <size_t>e.offset, e.len - <size_t>e.offset)
-                s = self._convert(e.call, key, s)  # Python code: no core pointer held
-                if not self._whole:
-                    if oneshot:
-                        self._args_push(s)
-                    else:
-                        self._add_args(res, &m, e.call, s)
+                t.text = tp_span_str(p, e.start, e.len)
+                tpb_put(b, t)
             elif e.type == TP_EV_CALL_START:
                 if e.offset:  # the name, then the model's call id
-                    self._name = self._text_at(e.start, <size_t>e.offset)
-                    self._id = self._text_at(e.start + <size_t>e.offset, e.len - <size_t>e.offset)
+                    self._name = tp_span_name(p, e.start, <size_t>e.offset)
+                    self._id = tp_span_name(p, e.start + <size_t>e.offset, e.len - <size_t>e.offset)
                 else:
-                    self._name = self._text_at(e.start, e.len)
+                    self._name = tp_span_name(p, e.start, e.len)
                     self._id = None
                 self._args_reset()
                 self.calls_started += 1
@@ -997,7 +1290,7 @@ cdef class StreamParser:
                     cs.index = e.call
                     cs.name = self._name
                     cs.id = self._id
-                    _put(res, &m, cs)
+                    tpb_put(b, cs)
             elif e.type == TP_EV_CALL_END:
                 if self._whole:
                     self._whole = False
@@ -1006,7 +1299,7 @@ cdef class StreamParser:
                     if oneshot:
                         self._args_push(s)
                     else:
-                        self._add_args(res, &m, e.call, s)
+                        self._add_args(b, e.call, s)
                 self._conv_call = -1
                 ce = CallEnd.__new__(CallEnd)
                 ce.index = e.call
@@ -1014,7 +1307,20 @@ cdef class StreamParser:
                 ce.id = self._id
                 ce.arguments = self._args_text()
                 self._args_reset()
-                _put(res, &m, ce)
+                tpb_put(b, ce)
+            elif e.type == TP_EV_REASONING:
+                rs = Reasoning.__new__(Reasoning)
+                rs.text = tp_span_str(p, e.start, e.len)
+                tpb_put(b, rs)
+            elif e.type == TP_EV_RAW_VALUE:
+                key = tp_span_str(p, e.start, <size_t>e.offset)
+                s = tp_span_str(p, e.start + <size_t>e.offset, e.len - <size_t>e.offset)
+                s = self._convert(e.call, key, s)  # Python code: no core pointer held
+                if not self._whole:
+                    if oneshot:
+                        self._args_push(s)
+                    else:
+                        self._add_args(b, e.call, s)
             elif e.type == TP_EV_DROPPED:
                 s = self._raw_at(e.start, e.len)
                 if oneshot:  # into its error (parse_all makes the errors)
@@ -1028,38 +1334,35 @@ cdef class StreamParser:
                     dr.index = None if e.call < 0 else e.call
                     dr.offset = e.offset
                     dr.raw = s
-                    _put(res, &m, dr)
+                    tpb_put(b, dr)
             elif e.type == TP_EV_MARKUP:
                 if self._markup:
                     mk = Markup.__new__(Markup)
                     mk.offset = e.offset
                     mk.raw = self._raw_at(e.start, e.len)
-                    _put(res, &m, mk)
+                    tpb_put(b, mk)
             elif e.type == TP_EV_ERROR:
                 pe = ParseError.__new__(ParseError)
                 pe.index = None if e.call < 0 else e.call
                 pe.code = tp_error_name(e.code).decode()
                 pe.offset = e.offset
-                pe.detail = self._text_at(e.start, e.len)
+                pe.detail = tp_span_str(p, e.start, e.len)
                 pe.raw = ""
                 pe.raw_offset = None
                 if oneshot:
                     self._last_error = pe
                 if e.call >= 0:
                     if oneshot:  # the incomplete call, as streaming showed it
-                        self._incomplete(res, e.call)
-                        m = len(res)
+                        self._incomplete(b, e.call)
                     self._args_reset()
                     if self._conv is not None and self._conv_call >= 0:
                         self._conv.reset()
                     self._conv_call = -1
                     self._whole = False
-                _put(res, &m, pe)
-        if m < len(res):
-            del res[m:]
-        return res
+                tpb_put(b, pe)
+        return 0
 
-    cdef void _incomplete(self, list res, int index):
+    cdef int _incomplete(self, tp_batch *b, int index) except -1:
         """One-shot: a call that began (CallStart) and ended with an error is
         reported as streaming reported it: its CallStart and the arguments
         sent so far (one ArgsDelta, none when nothing was sent), before the
@@ -1070,22 +1373,25 @@ cdef class StreamParser:
         cs.index = index
         cs.name = self._name
         cs.id = self._id
-        res.append(cs)
+        tpb_put(b, cs)
         if s:
             ad = ArgsDelta.__new__(ArgsDelta)
             ad.index = index
             ad.delta = s
-            res.append(ad)
+            tpb_put(b, ad)
+        return 0
 
     # A call's arguments are the concatenation of its pieces. Most calls
     # streamed in bursts have one or two pieces: those are kept without a
     # list (two are joined by one concatenation); a list holds them from the
     # third on (joined once, never by repeated concatenation).
-    cdef inline void _args_reset(self):
+    @cython.final
+    cdef inline void _args_reset(self) noexcept:
         self._a0 = None
         self._a1 = None
         self._args = None
 
+    @cython.final
     cdef int _args_push(self, str s) except -1:
         if self._a0 is None:
             self._a0 = s
@@ -1097,29 +1403,35 @@ cdef class StreamParser:
             self._args.append(s)
         return 0
 
+    @cython.final
     cdef str _args_text(self):
         if self._args is not None:
             return "".join(self._args)
         if self._a1 is not None:
-            return self._a0 + self._a1
+            return tp_str_concat(self._a0, self._a1)
         if self._a0 is not None:
             return self._a0
         return ""
 
-    cdef int _add_args(self, list res, Py_ssize_t *m, int index, str delta) except -1:
+    @cython.final
+    cdef int _add_args(self, tp_batch *b, int index, str delta) except -1:
+        """A streamed piece of call `index`'s arguments: added to the call's
+        pieces and to the batch, merged into the batch's last object when
+        that is an ArgsDelta of the same call (not yet seen by anyone)."""
         cdef ArgsDelta ad
+        cdef PyObject *last
         if not delta:
             return 0
         self._args_push(delta)
-        if m[0] > 0:
-            last = res[m[0] - 1]
-            if type(last) is ArgsDelta and (<ArgsDelta>last).index == index:
-                (<ArgsDelta>last).delta = (<ArgsDelta>last).delta + delta
-                return 0
+        last = tpb_last(b)
+        if last != NULL and Py_TYPE(<object>last) == <PyTypeObject *>ArgsDelta \
+                and (<ArgsDelta>last).index == index:
+            (<ArgsDelta>last).delta = tp_str_concat((<ArgsDelta>last).delta, delta)
+            return 0
         ad = ArgsDelta.__new__(ArgsDelta)
         ad.index = index
         ad.delta = delta
-        _put(res, m, ad)
+        tpb_put(b, ad)
         return 0
 
     cdef str _convert(self, int call, str key, str raw):

@@ -3,7 +3,9 @@ the final event classes' free list of memory blocks, a call's argument
 pieces (kept without a list up to two), the batch list made at the batch's
 size. None of it may show: every event keeps its type, fields, repr and
 equality; CallEnd.arguments is its deltas' concatenation for any number of
-pieces; a batch holds exactly its events, in order."""
+pieces; a batch holds exactly its events, in order, however many (a C array
+of them, on the stack then grown, made into one list at the end); a call's
+name and id (from a cache of recent short ASCII strs) are the model's bytes."""
 from __future__ import annotations
 
 import gc
@@ -14,6 +16,7 @@ import pytest
 from sglang_toolparse import (ArgsDelta, CallEnd, CallStart, Dropped, Event, Markup, ParseError,
                               Reasoning, StreamParser, Text)
 from sglang_toolparse import _core
+from support import merge
 
 FINAL_EVENTS = (Text, Reasoning, CallStart, ArgsDelta, CallEnd, ParseError, Dropped, Markup)
 K2_CALL = ('<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0'
@@ -130,3 +133,110 @@ def test_parsers_reusing_freed_buffers_give_the_same_events():
         for h, first in held:
             assert first + h.feed(K2_CALL[60:]) + h.finish() == split
         del held
+
+
+def _k2_call(name, i, args='{"a": 1}'):
+    return ("<|tool_call_begin|>functions.%s:%d<|tool_call_argument_begin|>%s<|tool_call_end|>"
+            % (name, i, args))
+
+
+def _k2_expected(names, prose=""):
+    """The events of _k2_section(names, prose) fed whole."""
+    out = [Text(prose)] if prose else []
+    for i, name in enumerate(names):
+        cid = "functions.%s:%d" % (name, i)
+        args = '{"n": %d, "s": "%s"}' % (i, "v" * i)
+        out += [CallStart(i, name, cid), ArgsDelta(i, args), CallEnd(i, name, args, cid)]
+    return out
+
+
+def _k2_section(names, prose=""):
+    return (prose + "<|tool_calls_section_begin|>"
+            + "".join(_k2_call(n, i, '{"n": %d, "s": "%s"}' % (i, "v" * i)) for i, n in enumerate(names))
+            + "<|tool_calls_section_end|>")
+
+
+@pytest.mark.parametrize("ncalls", [5, 6, 11, 40])
+def test_a_batch_of_many_events_keeps_them_all_in_order(ncalls):
+    # 3 events a call: 16 (the batch's array on the stack) is crossed at 6
+    # calls, and 40 calls grow it on the heap three times
+    names = ["get_weather", "search"] * (ncalls // 2) + ["get_weather"] * (ncalls % 2)
+    text = _k2_section(names, "Hello.")
+    p = StreamParser("kimi_k2", None)
+    evs = p.feed(text)
+    assert type(evs) is list and evs == _k2_expected(names, "Hello.")
+    assert p.finish() == []
+    # the same events in any chunking (merged), and one-shot
+    p = StreamParser("kimi_k2", None)
+    small = [e for i in range(0, len(text), 7) for e in p.feed(text[i:i + 7])] + p.finish()
+    assert merge(small) == evs
+    assert StreamParser("kimi_k2", None).parse_all(text) == [e for e in evs if type(e) in (Text, CallEnd)]
+
+
+def test_names_and_ids_are_the_model_bytes_whatever_the_cache_holds():
+    """Names and ids come from a cache of the last short ASCII str per hash
+    slot: names that share a slot (same length, same first and last 8
+    bytes), names at and past its length limit, one-character, non-ASCII
+    and many distinct names, in streams that interleave, each get their
+    own bytes back."""
+    twins = ["aaaaaaaa%sbbbbbbbb" % c for c in "XYZ"] + ["aaaaaaaa%sbbbbbbbb" % c for c in "XY"]
+    lengths = ["n" * k for k in (1, 2, 7, 8, 9, 15, 16, 17, 24, 54, 55, 56, 57, 70, 200)]
+    other = ["m\u00e9t\u00e9o", "\u5929\u6c14", "get_weather", "search", "x1", "x2"] + ["tool_%d" % i for i in range(150)]
+    names = twins + lengths + other
+    want = {n: _k2_expected([n] * 3) for n in set(names)}
+    open_ = []
+    for round_ in range(3):
+        for k, name in enumerate(names if round_ != 1 else names[::-1]):
+            p = StreamParser("kimi_k2", None)
+            text = _k2_section([name] * 3)
+            cut = 60 + k % 40
+            open_.append((name, p, p.feed(text[:cut]), text[cut:]))
+            if len(open_) > 7:  # several streams open at once, finished out of order
+                name2, p2, first, rest = open_.pop(k % 5)
+                assert merge(first + p2.feed(rest) + p2.finish()) == want[name2], name2
+    for name2, p2, first, rest in open_:
+        assert merge(first + p2.feed(rest) + p2.finish()) == want[name2], name2
+
+
+def test_a_converter_that_runs_the_collector_or_raises_mid_batch():
+    """A host converter (Python code) runs while a batch is built: the
+    objects already made are held by the batch (no list with holes exists
+    yet), a garbage collection then changes nothing, and an exception
+    drops them and leaves the parser usable."""
+    calls = "".join("<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>'v%d'</arg_value>\n</tool_call>" % i
+                    for i in range(8))
+
+    class Conv:
+        def __init__(self, boom_at=-1):
+            self.n = 0
+            self.boom_at = boom_at
+
+        def begin(self, name):
+            return False
+
+        def value(self, key, raw):
+            self.n += 1
+            gc.collect()
+            junk = [[i] for i in range(1000)]  # allocations that may start a collection
+            del junk
+            if self.n == self.boom_at:
+                raise KeyError("boom")
+            return '"%s"' % raw.strip("'")
+
+        def end(self):
+            return "{}"
+
+        def reset(self):
+            pass
+
+    text = "A " + calls + " B"
+    p = _core.StreamParser("glm45", ["f"], converter=Conv())
+    evs = p.feed(text) + p.finish()
+    ends = [e for e in evs if type(e) is CallEnd]
+    assert [(e.index, e.arguments) for e in ends] == [(i, '{"k": "v%d"}' % i) for i in range(8)]
+    assert len(evs) > 16  # past the batch's array on the stack
+    p = _core.StreamParser("glm45", ["f"], converter=Conv(boom_at=7))
+    with pytest.raises(KeyError):
+        p.feed(text)
+    assert isinstance(p.feed(" after"), list) and isinstance(p.finish(), list)
+
