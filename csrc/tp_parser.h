@@ -185,8 +185,11 @@ struct tp_parser {
     size_t chunk_n;
     /* the stream's last TP_DROP_TAIL bytes before the chunk, a ring (an
      * error found at bytes a format held from earlier chunks: a marker, a
-     * header) */
-    uint8_t tail[TP_DROP_TAIL];
+     * header), stream byte o at tail[o % TP_DROP_TAIL]. Out of line,
+     * allocated at the first chunk (tp_drop_keep_tail): most of the
+     * parser's size, rarely read, and never zeroed (only bytes written
+     * are read) */
+    uint8_t *tail;
     uint8_t filtered; /* an input filter feeds the engine (trinity): its
                        * offsets (base, the ring, records) are in the view
                        * the filter gives, fview bytes so far; ftags maps
