@@ -85,14 +85,22 @@ int tp_matcher_build(tp_matcher *m, const char *const *pats, int npats)
 
 /* Is marker k at s (its length is known to fit)? Markers of a family share
  * their first bytes (`<｜DSML｜`, `<|tool_call`): their first and last
- * eight bytes are compared as two words before any call. */
+ * eight bytes are compared as two words first, then the middle a word at a
+ * time (no call: the marker is usually there when those two match) */
 static inline int whole_at(const tp_matcher *m, int k, const uint8_t *s)
 {
     size_t len = m->patlen[k];
     if (len < 8)
         return memcmp(s, m->pats[k], len) == 0;
-    return tp_load8(s) == m->head8[k] && tp_load8(s + len - 8) == m->tail8[k] &&
-           (len <= 16 || memcmp(s + 8, m->pats[k] + 8, len - 16) == 0);
+    if (tp_load8(s) != m->head8[k] || tp_load8(s + len - 8) != m->tail8[k])
+        return 0;
+    if (len <= 16)
+        return 1;
+    const uint8_t *q = (const uint8_t *)m->pats[k];
+    for (size_t o = 8; o + 8 < len; o += 8)
+        if (tp_load8(s + o) != tp_load8(q + o))
+            return 0;
+    return 1;
 }
 
 void tp_matcher_scan(const tp_matcher *m, uint8_t *nodep, const uint8_t *p,
