@@ -16,7 +16,6 @@
  * record is; all but the last bytes (which a later end may take back: a
  * marker held across chunks) are emitted then, so a long skip streams in
  * pieces and memory stays bounded (the same bytes, in more events). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "tp_internal.h"
@@ -247,10 +246,6 @@ void tp_drop_keep_tail_slow(tp_parser *p, const uint8_t *data, size_t n)
 {
     /* called before base moves past the chunk: data[0] is at stream offset base */
     uint64_t from = p->base;
-    if (!p->tail && !(p->tail = malloc(TP_DROP_TAIL))) { /* (the stream's first chunk) */
-        p->oom = 1;
-        return;
-    }
     if (n > TP_DROP_TAIL) {
         from += n - TP_DROP_TAIL;
         data += n - TP_DROP_TAIL;

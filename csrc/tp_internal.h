@@ -163,8 +163,7 @@ void tp_drop_mark(tp_parser *p, uint64_t off);
 int tp_drop_mark_at_end(tp_parser *p, int code);
 /* The chunk's bytes data[0:n) (from stream offset p->base) go into the
  * tail ring: a copy, inline, when they fit before the ring wraps; the
- * rest (the ring's allocation at the first chunk, a wrap, a long chunk)
- * is tp_drop_keep_tail_slow's. */
+ * rest (a wrap, a long chunk) is tp_drop_keep_tail_slow's. */
 void tp_drop_keep_tail_slow(tp_parser *p, const uint8_t *data, size_t n);
 static inline void tp_drop_keep_tail(tp_parser *p, const uint8_t *data, size_t n)
 {
@@ -173,7 +172,7 @@ static inline void tp_drop_keep_tail(tp_parser *p, const uint8_t *data, size_t n
      * size as `rep movsq`, whose start-up costs more than libc's copy of
      * a short chunk, the usual one) */
     __asm__("" : "+r"(n));
-    if (p->tail && n <= TP_DROP_TAIL - at)
+    if (n <= TP_DROP_TAIL - at)
         memcpy(p->tail + at, data, n);
     else
         tp_drop_keep_tail_slow(p, data, n);

@@ -165,7 +165,13 @@ static int parser_setup(tp_parser *p, const tp_format *fmt, const tp_limits *lim
 
 int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags)
 {
-    return parser_setup(p, fmt, lim, flags, NULL);
+    if (parser_setup(p, fmt, lim, flags, NULL) != 0)
+        return -1;
+    if (!(p->tail = malloc(TP_DROP_TAIL))) { /* (with the parser: a feed allocates nothing for it) */
+        tp_parser_free(p);
+        return -1;
+    }
+    return 0;
 }
 
 /* The parser's buffers: what tp_parser_free frees and tp_parser_reset
@@ -237,7 +243,11 @@ int tp_parser_reset(tp_parser *p, const tp_format *fmt, const tp_limits *lim, ui
     }
     p->ev = ev;
     p->evcap = evcap;
-    p->tail = tail;
+    p->tail = tail ? tail : malloc(TP_DROP_TAIL);
+    if (!p->tail) {
+        tp_parser_free(p);
+        return -1;
+    }
     parser_bufs(p, b);
     for (size_t i = 0; i < TP_NBUFS; i++) {
         b[i]->data = kept[i].data;

@@ -185,10 +185,9 @@ struct tp_parser {
     size_t chunk_n;
     /* the stream's last TP_DROP_TAIL bytes before the chunk, a ring (an
      * error found at bytes a format held from earlier chunks: a marker, a
-     * header), stream byte o at tail[o % TP_DROP_TAIL]. Out of line,
-     * allocated at the first chunk (tp_drop_keep_tail): most of the
-     * parser's size, rarely read, and never zeroed (only bytes written
-     * are read) */
+     * header), stream byte o at tail[o % TP_DROP_TAIL]. Out of line
+     * (allocated with the parser): most of its size, rarely read, and
+     * never zeroed (only bytes written are read) */
     uint8_t *tail;
     uint8_t filtered; /* an input filter feeds the engine (trinity): its
                        * offsets (base, the ring, records) are in the view
@@ -243,14 +242,15 @@ const tp_format *tp_format_find(const char *name);
 const char *const *tp_format_names(void);
 
 void tp_limits_default(tp_limits *lim);
-/* Initializes caller-owned storage. Returns 0 or -1 (unknown format). */
+/* Initializes caller-owned storage. Returns 0 or -1 (unknown format, or
+ * no memory: nothing is then held). */
 int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags);
 void tp_parser_free(tp_parser *p);
 /* An initialized parser `p`, in any state, as tp_parser_init(p, fmt, lim,
  * flags) makes it, keeping the memory of its buffers and event array (up
  * to TP_RESET_KEEP bytes each) for the next parse: a caller parsing many
  * texts one after another with one parser allocates nothing per text.
- * Returns 0, or -1 (unknown format: the parser is then freed). */
+ * Returns 0, or -1 (unknown format or no memory: the parser is then freed). */
 #define TP_RESET_KEEP (1u << 16)
 int tp_parser_reset(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags);
 /* Declares a tool name. Returns its id, or -1 on allocation failure. */
