@@ -144,8 +144,6 @@ struct tp_parser {
     uint32_t resync_depth; /* fmt_jsontag.c, rows without an end tag: nesting
                             * of a broken call object being skipped */
     uint8_t resync_str;    /* ... 1 inside a string, 2 after a backslash there */
-    tp_json js; /* value scanner */
-    tp_json ks; /* key / name scanner */
 
     int32_t tool_id; /* declared tool of the open call, -1 if none */
     const tp_type_rules *rules; /* the format's value typing (tp_rules_for) */
@@ -225,6 +223,12 @@ struct tp_parser {
      * are the refusal's dropped text) until the dropped text ends */
     uint64_t cp_next;
     uint8_t muted;
+
+    /* last: the JSON scanners, whose scratch arrays are most of the
+     * struct; the fields above, which a feed reads, lie together before
+     * them (a feed touches fewer cache lines) */
+    tp_json js; /* value scanner */
+    tp_json ks; /* key / name scanner */
 };
 
 /* Kinds of declared parameters (schema-typed formats; every tp_kind of
