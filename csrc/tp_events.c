@@ -76,7 +76,19 @@ static inline int muted(tp_parser *p, int t, int32_t call, size_t start)
     return 1;
 }
 
+static void ev_mark_slow(tp_parser *p, int t, int32_t call, size_t start);
+
 void tp_ev_mark(tp_parser *p, int t, int32_t call, size_t start)
+{
+    /* the usual case, nothing held, muted or pending: the event, no call */
+    if (!(p->hs_on | p->muted) && p->junk != 6 && p->nev < p->evcap) {
+        p->ev[p->nev++] = (tp_event){.type = (uint8_t)t, .call = call, .start = start, .len = p->out.len - start};
+        return;
+    }
+    ev_mark_slow(p, t, call, start);
+}
+
+static void ev_mark_slow(tp_parser *p, int t, int32_t call, size_t start)
 {
     start = flush_hs(p, start);
     if (p->junk == 6 && t == TP_EV_CALL_END) /* prose inside the call, before its end */
