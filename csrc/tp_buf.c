@@ -82,11 +82,9 @@ uint64_t tp_buf_char_start(const tp_buf *b, uint8_t c, uint64_t off)
     return off - j;
 }
 
-void tp_buf_shrink(tp_buf *b, size_t keep)
+void tp_buf_release(tp_buf *b)
 {
-    if (b->len == 0 && b->cap > keep) {
-        free(b->data);
-        b->data = NULL;
-        b->cap = 0;
-    }
+    free(b->data);
+    b->data = NULL;
+    b->cap = 0;
 }

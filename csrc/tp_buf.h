@@ -45,7 +45,13 @@ uint64_t tp_buf_limit_at(const tp_buf *b, const uint8_t *s, uint64_t off, size_t
 uint64_t tp_buf_char_start(const tp_buf *b, uint8_t c, uint64_t off);
 
 /* Drop capacity beyond `keep` bytes when the buffer is empty, so one huge
- * chunk does not pin memory for the rest of a long stream. */
-void tp_buf_shrink(tp_buf *b, size_t keep);
+ * chunk does not pin memory for the rest of a long stream (the check
+ * inline: it runs per chunk, the freeing rarely). */
+void tp_buf_release(tp_buf *b);
+static inline void tp_buf_shrink(tp_buf *b, size_t keep)
+{
+    if (b->len == 0 && b->cap > keep)
+        tp_buf_release(b);
+}
 
 #endif

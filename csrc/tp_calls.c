@@ -98,8 +98,27 @@ static void announce_before(tp_parser *p, size_t start)
         p->ev[k].len = x - start;
 }
 
+/* the announced call's arguments s[0:n) through p->js (not done yet) */
+static inline int stream_args(tp_parser *p, const uint8_t *s, size_t n, size_t *used)
+{
+    size_t start = p->out.len;
+    *used = tp_json_feed(&p->js, s, n, &p->out);
+    if (p->out.len > start || p->hs_on) /* (nothing written: no event, unless a held surrogate is written) */
+        tp_ev_args_from(p, start);
+    if (tp_json_failed(&p->js))
+        return -1;
+    return tp_json_done(&p->js);
+}
+
 int tp_call_json_args(tp_parser *p, const uint8_t *s, size_t n, size_t *used)
 {
+    if (!p->held) { /* (the usual case: the call was announced) */
+        if (tp_json_done(&p->js)) {
+            *used = 0;
+            return 1;
+        }
+        return stream_args(p, s, n, used);
+    }
     size_t done = 0;
     /* Held call: the value is fed a byte at a time until it writes its first
      * output byte (the `{`, `[` or `"` that opens it, or a whole number or
@@ -125,14 +144,12 @@ int tp_call_json_args(tp_parser *p, const uint8_t *s, size_t n, size_t *used)
         *used = done;
         return tp_json_done(&p->js) ? 1 : 0;
     }
-    size_t start = p->out.len;
-    *used = done + tp_json_feed(&p->js, s + done, n - done, &p->out);
-    tp_ev_args_from(p, start);
-    if (tp_json_failed(&p->js)) {
+    size_t k;
+    int st = stream_args(p, s + done, n - done, &k);
+    *used = done + k;
+    if (st < 0)
         p->js.err_at += done;
-        return -1;
-    }
-    return tp_json_done(&p->js) ? 1 : 0;
+    return st;
 }
 
 void tp_call_unterminated(tp_parser *p)

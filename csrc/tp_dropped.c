@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "tp_internal.h"
-#include "tp_swar.h"
 
 /* index in the chunk being fed of stream offset `off`, clamped to it */
 static size_t chunk_index(const tp_parser *p, uint64_t off)
@@ -243,29 +242,7 @@ void tp_drop_chunk_end(tp_parser *p, const uint8_t *data, size_t n)
     p->drop_at = 0;
 }
 
-/* memcpy for the ring: every chunk goes through it, most are short, and
- * gcc inlines a memcpy bounded by the ring's size as `rep movsq`, whose
- * start-up costs more than copying a short chunk: 32-byte moves instead */
-static void copy_short(uint8_t *d, const uint8_t *s, size_t n)
-{
-    while (n >= 32) {
-        uint8_t b[32];
-        memcpy(b, s, 32);
-        memcpy(d, b, 32);
-        d += 32, s += 32, n -= 32;
-    }
-    if (n > 16) { /* two overlapping 16-byte moves */
-        uint8_t a[16], b[16];
-        memcpy(a, s, 16);
-        memcpy(b, s + n - 16, 16);
-        memcpy(d, a, 16);
-        memcpy(d + n - 16, b, 16);
-    } else {
-        tp_copy(d, s, n); /* (moves of at most 8 bytes) */
-    }
-}
-
-void tp_drop_keep_tail(tp_parser *p, const uint8_t *data, size_t n)
+void tp_drop_keep_tail_slow(tp_parser *p, const uint8_t *data, size_t n)
 {
     /* called before base moves past the chunk: data[0] is at stream offset base */
     uint64_t from = p->base;
@@ -275,8 +252,9 @@ void tp_drop_keep_tail(tp_parser *p, const uint8_t *data, size_t n)
         n = TP_DROP_TAIL;
     }
     size_t at = (size_t)(from % TP_DROP_TAIL), first = TP_DROP_TAIL - at < n ? TP_DROP_TAIL - at : n;
-    copy_short(p->tail + at, data, first);
-    copy_short(p->tail, data + first, n - first);
+    __asm__("" : "+r"(first), "+r"(n)); /* (as in tp_drop_keep_tail) */
+    memcpy(p->tail + at, data, first);
+    memcpy(p->tail, data + first, n - first);
 }
 
 void tp_drop_mark(tp_parser *p, uint64_t off) { p->drop_mark = off; }

@@ -5,21 +5,28 @@
 
 #include "tp_internal.h"
 
-static tp_event *push_event(tp_parser *p)
+static int grow_events(tp_parser *p)
 {
-    if (p->nev == p->evcap) {
-        size_t cap = p->evcap ? p->evcap * 2 : 16;
-        tp_event *e = realloc(p->ev, cap * sizeof(*e));
-        if (!e) {
-            p->oom = 1;
-            return NULL;
-        }
-        p->ev = e;
-        p->evcap = cap;
+    size_t cap = p->evcap ? p->evcap * 2 : 16;
+    tp_event *e = realloc(p->ev, cap * sizeof(*e));
+    if (!e) {
+        p->oom = 1;
+        return -1;
     }
+    p->ev = e;
+    p->evcap = cap;
+    return 0;
+}
+
+/* a new event, every field set */
+static inline tp_event *push_event(tp_parser *p, int t, int code, int32_t call, uint64_t offset, size_t start,
+                                   size_t len)
+{
+    if (p->nev == p->evcap && grow_events(p))
+        return NULL;
     tp_event *e = &p->ev[p->nev++];
-    memset(e, 0, sizeof(*e));
-    e->call = -1;
+    *e = (tp_event){.type = (uint8_t)t, .code = (uint8_t)code, .call = call, .offset = offset, .start = start,
+                    .len = len};
     return e;
 }
 
@@ -32,10 +39,14 @@ static tp_event *push_event(tp_parser *p)
  * wrote from there moves after it). Returns the caller's new start. */
 static void raw_span(tp_parser *p, int t, int32_t call, size_t start);
 
-static size_t flush_hs(tp_parser *p, size_t start)
+static size_t write_hs(tp_parser *p, size_t start);
+static inline size_t flush_hs(tp_parser *p, size_t start)
 {
-    if (!p->hs_on)
-        return start;
+    return p->hs_on ? write_hs(p, start) : start;
+}
+
+static size_t write_hs(tp_parser *p, size_t start)
+{
     p->hs_on = 0;
     if (p->hs_call < 0) /* (a muted call's: its events are dropped) */
         return start;
@@ -57,7 +68,7 @@ static size_t flush_hs(tp_parser *p, size_t start)
 }
 
 /* the argument events of a call refused at a checkpoint (tp_raw_checkpoint) */
-static int muted(tp_parser *p, int t, int32_t call, size_t start)
+static inline int muted(tp_parser *p, int t, int32_t call, size_t start)
 {
     if (!p->muted || call >= 0 || (t != TP_EV_ARGS && t != TP_EV_RAW_VALUE))
         return 0;
@@ -65,20 +76,27 @@ static int muted(tp_parser *p, int t, int32_t call, size_t start)
     return 1;
 }
 
+static void ev_mark_slow(tp_parser *p, int t, int32_t call, size_t start);
+
 void tp_ev_mark(tp_parser *p, int t, int32_t call, size_t start)
+{
+    /* the usual case, nothing held, muted or pending: the event, no call */
+    if (!(p->hs_on | p->muted) && p->junk != 6 && p->nev < p->evcap) {
+        p->ev[p->nev++] = (tp_event){.type = (uint8_t)t, .call = call, .start = start, .len = p->out.len - start};
+        return;
+    }
+    ev_mark_slow(p, t, call, start);
+}
+
+static void ev_mark_slow(tp_parser *p, int t, int32_t call, size_t start)
 {
     start = flush_hs(p, start);
     if (p->junk == 6 && t == TP_EV_CALL_END) /* prose inside the call, before its end */
         tp_junk_flush(p);
     if (muted(p, t, call, start))
         return;
-    tp_event *e = push_event(p);
-    if (!e)
+    if (!push_event(p, t, 0, call, 0, start, p->out.len - start))
         return;
-    e->type = (uint8_t)t;
-    e->call = call;
-    e->start = start;
-    e->len = p->out.len - start;
     if (p->junk == 6 && t == TP_EV_ARGS) /* ... after its first ArgsDelta */
         tp_junk_flush(p);
 }
@@ -190,15 +208,7 @@ static void error_event(tp_parser *p, int code, uint64_t offset, int32_t call,
         p->oom = 1;
         return;
     }
-    tp_event *e = push_event(p);
-    if (!e)
-        return;
-    e->type = TP_EV_ERROR;
-    e->code = (uint8_t)code;
-    e->offset = offset;
-    e->call = call;
-    e->start = start;
-    e->len = dlen;
+    push_event(p, TP_EV_ERROR, code, call, offset, start, dlen);
 }
 
 void tp_ev_error(tp_parser *p, int code, uint64_t offset, int32_t call,

@@ -161,7 +161,22 @@ void tp_drop_mark(tp_parser *p, uint64_t off);
  * Returns 0 (nothing emitted) without a mark, while a drop runs, or when
  * the ring no longer holds them. */
 int tp_drop_mark_at_end(tp_parser *p, int code);
-void tp_drop_keep_tail(tp_parser *p, const uint8_t *data, size_t n);
+/* The chunk's bytes data[0:n) (from stream offset p->base) go into the
+ * tail ring: a copy, inline, when they fit before the ring wraps; the
+ * rest (a wrap, a long chunk) is tp_drop_keep_tail_slow's. */
+void tp_drop_keep_tail_slow(tp_parser *p, const uint8_t *data, size_t n);
+static inline void tp_drop_keep_tail(tp_parser *p, const uint8_t *data, size_t n)
+{
+    size_t at = (size_t)(p->base % TP_DROP_TAIL);
+    /* (n's bound hidden: gcc inlines a copy it knows is at most the ring's
+     * size as `rep movsq`, whose start-up costs more than libc's copy of
+     * a short chunk, the usual one) */
+    __asm__("" : "+r"(n));
+    if (n <= TP_DROP_TAIL - at)
+        memcpy(p->tail + at, data, n);
+    else
+        tp_drop_keep_tail_slow(p, data, n);
+}
 
 /* An error (no index) whose dropped text is a[0:an) + b[0:bn) from stream
  * offset `off`: bytes a format holds, not recorded from the chunk. */

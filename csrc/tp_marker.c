@@ -54,6 +54,31 @@ int tp_matcher_build(tp_matcher *m, const char *const *pats, int npats)
         for (int k = 0; k < npats; k++)
             if (((m->whole >> k) & 1) && m->patlen[k] == len)
                 m->whole_by_len[m->nwhole++] = (uint8_t)k;
+    /* the position (inside every whole marker) whose byte leaves the
+     * fewest candidates: the scan tries only the markers with the byte
+     * found there (bits in whole_by_len's order, so the shortest first) */
+    if (m->nwhole) {
+        size_t minlen = 255, best = SIZE_MAX;
+        for (int w = 0; w < m->nwhole; w++)
+            if (m->patlen[m->whole_by_len[w]] < minlen)
+                minlen = m->patlen[m->whole_by_len[w]];
+        for (size_t d = 0; d < minlen; d++) {
+            uint8_t cnt[256] = {0};
+            size_t worst = 0, sq = 0;
+            for (int w = 0; w < m->nwhole; w++)
+                cnt[(uint8_t)m->pats[m->whole_by_len[w]][d]]++;
+            for (int c = 0; c < 256; c++) {
+                worst = cnt[c] > worst ? cnt[c] : worst;
+                sq += (size_t)cnt[c] * cnt[c];
+            }
+            if (worst * 4096 + sq < best) {
+                best = worst * 4096 + sq;
+                m->disc_pos = (uint8_t)d;
+            }
+        }
+        for (int w = 0; w < m->nwhole; w++)
+            m->disc[(uint8_t)m->pats[m->whole_by_len[w]][m->disc_pos]] |= (uint16_t)(1u << w);
+    }
     /* BFS: fail links and dense transitions (missing edge -> fail's edge) */
     int qh = 0, qt = 0;
     fail[0] = 0;
@@ -85,14 +110,22 @@ int tp_matcher_build(tp_matcher *m, const char *const *pats, int npats)
 
 /* Is marker k at s (its length is known to fit)? Markers of a family share
  * their first bytes (`<｜DSML｜`, `<|tool_call`): their first and last
- * eight bytes are compared as two words before any call. */
+ * eight bytes are compared as two words first, then the middle a word at a
+ * time (no call: the marker is usually there when those two match) */
 static inline int whole_at(const tp_matcher *m, int k, const uint8_t *s)
 {
     size_t len = m->patlen[k];
     if (len < 8)
         return memcmp(s, m->pats[k], len) == 0;
-    return tp_load8(s) == m->head8[k] && tp_load8(s + len - 8) == m->tail8[k] &&
-           (len <= 16 || memcmp(s + 8, m->pats[k] + 8, len - 16) == 0);
+    if (tp_load8(s) != m->head8[k] || tp_load8(s + len - 8) != m->tail8[k])
+        return 0;
+    if (len <= 16)
+        return 1;
+    const uint8_t *q = (const uint8_t *)m->pats[k];
+    for (size_t o = 8; o + 8 < len; o += 8)
+        if (tp_load8(s + o) != tp_load8(q + o))
+            return 0;
+    return 1;
 }
 
 void tp_matcher_scan(const tp_matcher *m, uint8_t *nodep, const uint8_t *p,
@@ -114,8 +147,11 @@ void tp_matcher_scan(const tp_matcher *m, uint8_t *nodep, const uint8_t *p,
              * before this one's end but a shorter marker at the same
              * start, which is preferred, as the automaton would report it */
             int best = -1;
-            for (int w = 0; w < m->nwhole; w++) {
-                int k = m->whole_by_len[w];
+            /* (no whole marker is as short as disc_pos) */
+            unsigned cand = n - i > m->disc_pos ? m->disc[p[i + m->disc_pos]] : 0;
+            while (cand) {
+                int k = m->whole_by_len[__builtin_ctz(cand)];
+                cand &= cand - 1;
                 if (m->patlen[k] > n - i)
                     break; /* (the rest are longer) */
                 if (whole_at(m, k, p + i)) {

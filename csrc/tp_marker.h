@@ -27,6 +27,8 @@ typedef struct {
     uint64_t tail8[TP_MARKER_MAX_PATS]; /* (markers of 8 bytes or more) */
     uint8_t nwhole;                     /* the `whole` markers, shortest first */
     uint8_t whole_by_len[TP_MARKER_MAX_PATS];
+    uint8_t disc_pos;                   /* a position inside every whole marker ... */
+    uint16_t disc[256];                 /* ... bit w: whole_by_len[w] has byte c there */
     uint8_t depth[TP_MARKER_MAX_NODES];
     uint8_t path_pat[TP_MARKER_MAX_NODES]; /* path(node) = pats[path_pat][0:depth] */
     int8_t out[TP_MARKER_MAX_NODES];       /* pattern matched on entering node, or -1 */

@@ -107,24 +107,20 @@ void tp_limits_default(tp_limits *lim)
 
 /* Zeroes the parser but its large scratch arrays: the JSON scanners'
  * number and nesting buffers (written before they are read: num up to
- * num_len, a nesting bit when its level opens) and the tail ring (read only
- * for stream bytes tp_drop_keep_tail wrote). They are ~13 KB of a ~14 KB
+ * num_len, a nesting bit when its level opens). They are most of the
  * struct: zeroing them was most of a one-shot parse's setup. */
 #define TP_JS_SCRATCH(f) (offsetof(tp_parser, f) + offsetof(tp_json, num))
 #define TP_JS_END(f) (offsetof(tp_parser, f) + offsetof(tp_json, stack) + sizeof(((tp_json *)0)->stack))
 _Static_assert(offsetof(tp_json, stack) == offsetof(tp_json, num) + sizeof(((tp_json *)0)->num),
                "tp_json's scratch arrays are its last fields, num then stack");
-_Static_assert(TP_JS_END(js) <= TP_JS_SCRATCH(ks) && TP_JS_END(ks) <= offsetof(tp_parser, tail),
-               "js, ks and tail in this order in tp_parser");
+_Static_assert(TP_JS_END(js) <= TP_JS_SCRATCH(ks), "js before ks in tp_parser");
 
 static void zero_parser(tp_parser *p)
 {
     uint8_t *b = (uint8_t *)p;
-    size_t tail_end = offsetof(tp_parser, tail) + sizeof(p->tail);
     memset(b, 0, TP_JS_SCRATCH(js));
     memset(b + TP_JS_END(js), 0, TP_JS_SCRATCH(ks) - TP_JS_END(js));
-    memset(b + TP_JS_END(ks), 0, offsetof(tp_parser, tail) - TP_JS_END(ks));
-    memset(b + tail_end, 0, sizeof(*p) - tail_end);
+    memset(b + TP_JS_END(ks), 0, sizeof(*p) - TP_JS_END(ks));
 }
 
 /* tp_parser_init; `rules`: the format's typing rules when known (else
@@ -169,7 +165,13 @@ static int parser_setup(tp_parser *p, const tp_format *fmt, const tp_limits *lim
 
 int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags)
 {
-    return parser_setup(p, fmt, lim, flags, NULL);
+    if (parser_setup(p, fmt, lim, flags, NULL) != 0)
+        return -1;
+    if (!(p->tail = malloc(TP_DROP_TAIL))) { /* (with the parser: a feed allocates nothing for it) */
+        tp_parser_free(p);
+        return -1;
+    }
+    return 0;
 }
 
 /* The parser's buffers: what tp_parser_free frees and tp_parser_reset
@@ -208,6 +210,8 @@ void tp_parser_free(tp_parser *p)
     parser_bufs(p, b);
     for (size_t i = 0; i < TP_NBUFS; i++)
         tp_buf_free(b[i]);
+    free(p->tail);
+    p->tail = NULL;
     free_owned(p);
 }
 
@@ -217,6 +221,7 @@ int tp_parser_reset(tp_parser *p, const tp_format *fmt, const tp_limits *lim, ui
     tp_buf kept[TP_NBUFS];
     tp_event *ev = p->ev;
     size_t evcap = p->evcap;
+    uint8_t *tail = p->tail; /* (the ring: kept, its bytes are read only once written again) */
     const tp_type_rules *rules = fmt && p->fmt == fmt ? p->rules : NULL; /* (found by name otherwise) */
     if (evcap > 1024) { /* as begin_batch: a huge batch's array is not kept */
         free(ev);
@@ -233,12 +238,18 @@ int tp_parser_reset(tp_parser *p, const tp_format *fmt, const tp_limits *lim, ui
     p->ev = NULL;
     if (parser_setup(p, fmt, lim, flags, rules) != 0) {
         free(ev);
+        free(tail);
         for (size_t i = 0; i < TP_NBUFS; i++)
             tp_buf_free(&kept[i]);
         return -1;
     }
     p->ev = ev;
     p->evcap = evcap;
+    p->tail = tail ? tail : malloc(TP_DROP_TAIL);
+    if (!p->tail) {
+        tp_parser_free(p);
+        return -1;
+    }
     parser_bufs(p, b);
     for (size_t i = 0; i < TP_NBUFS; i++) {
         b[i]->data = kept[i].data;
@@ -261,17 +272,28 @@ static void begin_batch(tp_parser *p)
     }
 }
 
+/* After the format read a piece: the checkpoint at its end (if any), the
+ * raw and dropped records take their bytes from it, and its last bytes go
+ * into the tail ring. Each step's usual case (no checkpoint, no record
+ * on) is a check here, not a call. */
 static void feed_piece(tp_parser *p, const uint8_t *data, size_t n)
 {
     p->raw_at = 0;
     p->chunk = data;
     p->chunk_n = n;
     p->fmt->feed(p, data, n);
-    if (!p->filtered) /* (a filter runs the checkpoints of its view) */
-        tp_piece_end(p, p->base + n, data, n);
-    tp_raw_chunk_end(p, data, n);
-    if (!p->filtered) /* (a filter keeps the ring of its view) */
+    if (!p->filtered) { /* (a filter runs the checkpoints and keeps the ring of its view) */
+        uint64_t end = p->base + n;
+        if (end >= p->cp_next)
+            tp_piece_end(p, end, data, n);
+        if (p->raw_on || p->drop_on)
+            tp_raw_chunk_end(p, data, n);
+        else
+            p->raw_at = p->drop_at = 0; /* (what tp_raw_chunk_end does then) */
         tp_drop_keep_tail(p, data, n);
+    } else {
+        tp_raw_chunk_end(p, data, n);
+    }
     p->chunk = NULL;
     p->base += n;
 }
@@ -289,7 +311,8 @@ int tp_parser_feed(tp_parser *p, const uint8_t *data, size_t n)
     if (p->out.cap < n)
         (void)tp_buf_reserve(&p->out, n < (1u << 16) ? n : (1u << 16));
     while (n) {
-        size_t k = p->filtered ? n : tp_piece(p, p->base, data, n);
+        /* (a checkpoint inside the chunk: tp_piece cuts there) */
+        size_t k = p->filtered || p->cp_next - p->base >= n ? n : tp_piece(p, p->base, data, n);
         feed_piece(p, data, k);
         data += k;
         n -= k;

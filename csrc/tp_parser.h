@@ -144,8 +144,6 @@ struct tp_parser {
     uint32_t resync_depth; /* fmt_jsontag.c, rows without an end tag: nesting
                             * of a broken call object being skipped */
     uint8_t resync_str;    /* ... 1 inside a string, 2 after a backslash there */
-    tp_json js; /* value scanner */
-    tp_json ks; /* key / name scanner */
 
     int32_t tool_id; /* declared tool of the open call, -1 if none */
     const tp_type_rules *rules; /* the format's value typing (tp_rules_for) */
@@ -185,8 +183,10 @@ struct tp_parser {
     size_t chunk_n;
     /* the stream's last TP_DROP_TAIL bytes before the chunk, a ring (an
      * error found at bytes a format held from earlier chunks: a marker, a
-     * header) */
-    uint8_t tail[TP_DROP_TAIL];
+     * header), stream byte o at tail[o % TP_DROP_TAIL]. Out of line
+     * (allocated with the parser): most of its size, rarely read, and
+     * never zeroed (only bytes written are read) */
+    uint8_t *tail;
     uint8_t filtered; /* an input filter feeds the engine (trinity): its
                        * offsets (base, the ring, records) are in the view
                        * the filter gives, fview bytes so far; ftags maps
@@ -223,6 +223,12 @@ struct tp_parser {
      * are the refusal's dropped text) until the dropped text ends */
     uint64_t cp_next;
     uint8_t muted;
+
+    /* last: the JSON scanners, whose scratch arrays are most of the
+     * struct; the fields above, which a feed reads, lie together before
+     * them (a feed touches fewer cache lines) */
+    tp_json js; /* value scanner */
+    tp_json ks; /* key / name scanner */
 };
 
 /* Kinds of declared parameters (schema-typed formats; every tp_kind of
@@ -240,14 +246,15 @@ const tp_format *tp_format_find(const char *name);
 const char *const *tp_format_names(void);
 
 void tp_limits_default(tp_limits *lim);
-/* Initializes caller-owned storage. Returns 0 or -1 (unknown format). */
+/* Initializes caller-owned storage. Returns 0 or -1 (unknown format, or
+ * no memory: nothing is then held). */
 int tp_parser_init(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags);
 void tp_parser_free(tp_parser *p);
 /* An initialized parser `p`, in any state, as tp_parser_init(p, fmt, lim,
  * flags) makes it, keeping the memory of its buffers and event array (up
  * to TP_RESET_KEEP bytes each) for the next parse: a caller parsing many
  * texts one after another with one parser allocates nothing per text.
- * Returns 0, or -1 (unknown format: the parser is then freed). */
+ * Returns 0, or -1 (unknown format or no memory: the parser is then freed). */
 #define TP_RESET_KEEP (1u << 16)
 int tp_parser_reset(tp_parser *p, const tp_format *fmt, const tp_limits *lim, uint32_t flags);
 /* Declares a tool name. Returns its id, or -1 on allocation failure. */
