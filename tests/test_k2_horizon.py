@@ -139,3 +139,49 @@ def test_group_tag_without_call(fcp, sglang_tool, impl):
     assert one_shot(fcp, _tools(sglang_tool), name, text) == (text, [])
     for chunker in sorted(CHUNKERS):
         assert stream_through(fcp, _tools(sglang_tool), name, CHUNKERS[chunker](text)) == ("Just text, no here", [])
+
+
+# ---- one-shot: a reply with no value the schemas type does not read the tools ----
+
+JSON_REPLIES = {
+    "json_dialect": PARITY["json_dialect"][0],
+    "json_dialect_list": PARITY["json_dialect_list"][0],
+    "json_then_prose": '<ifm|tool_call>{"name": "read_file", "arguments": {"path": "x"}}</ifm|tool_call> done',
+    "undeclared": '<ifm|tool_call>{"name": "rm", "arguments": {"p": "/"}}</ifm|tool_call>',
+    "undeclared_and_declared": '<ifm|tool_call>{"name": "rm", "arguments": {}}</ifm|tool_call>' + R,
+    "xml": group(R),
+    "cut_off": '<ifm|tool_call>{"name": "read_file", "arguments": {"path": "x',
+}
+
+
+@pytest.mark.parametrize("case", sorted(JSON_REPLIES))
+def test_json_dialect_one_shot_reads_the_tools_only_when_they_decide(fcp, sglang_tool, monkeypatch, case):
+    """detect_and_parse of a reply without `<ifm|arg_` (the JSON dialect)
+    takes the parse with every name accepted when every call names a
+    declared tool, without compiling the request's tools; the result is the
+    one the parse with the tools gives (the class without the shortcut)."""
+    from sglang_toolparse import sglang_adapter as A
+
+    text = JSON_REPLIES[case]
+    cls = fcp.FunctionCallParser.ToolCallParserEnum["k2_horizon_native"]
+    reads = []
+    real = A.request_tools
+
+    def counting(fmt, tools):
+        reads.append(fmt)
+        return real(fmt, tools)
+
+    monkeypatch.setattr(A, "request_tools", counting)
+
+    def result(det):
+        det.has_tool_call(text)
+        r = det.detect_and_parse(text, _tools(sglang_tool))
+        return r.normal_text, [(c.tool_index, c.name, c.parameters) for c in r.calls]
+
+    got = result(cls())
+    took_shortcut = not reads
+    monkeypatch.setattr(cls, "_tp_value_tag", None)
+    want = result(cls())
+    assert got == want
+    # the shortcut is taken exactly for replies whose calls all name declared tools in the JSON dialect
+    assert took_shortcut == (case in ("json_dialect", "json_dialect_list", "json_then_prose"))
