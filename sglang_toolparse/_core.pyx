@@ -694,14 +694,22 @@ cdef extern from *:
         return PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)n, "surrogatepass");
     }
 
-    static PyObject *tp_span_str(const tp_parser *p, size_t start, size_t n)
+    /* the span [start, start + n) of the parser's current output, fetched
+     * now; NULL (RuntimeError set) when it is not inside that output */
+    static const uint8_t *tp_span_at(const tp_parser *p, size_t start, size_t n)
     {
         size_t len = tp_parser_output_len(p);
         if (start > len || n > len - start) {
             PyErr_SetString(PyExc_RuntimeError, "parser output changed while it was read");
             return NULL;
         }
-        return tp_out_str(tp_parser_output(p) + start, n);
+        return tp_parser_output(p) + start;
+    }
+
+    static PyObject *tp_span_str(const tp_parser *p, size_t start, size_t n)
+    {
+        const uint8_t *s = tp_span_at(p, start, n);
+        return s ? tp_out_str(s, n) : NULL;
     }
 
     /* Tool names and call ids repeat from call to call and from stream to
@@ -780,12 +788,8 @@ cdef extern from *:
     /* tp_span_str for a name or call id */
     static PyObject *tp_span_name(const tp_parser *p, size_t start, size_t n)
     {
-        size_t len = tp_parser_output_len(p);
-        if (start > len || n > len - start) {
-            PyErr_SetString(PyExc_RuntimeError, "parser output changed while it was read");
-            return NULL;
-        }
-        return tp_name_str(tp_parser_output(p) + start, n);
+        const uint8_t *s = tp_span_at(p, start, n);
+        return s ? tp_name_str(s, n) : NULL;
     }
 
     /* a + b (str, not NULL): two ASCII strs copied into a new one; else
