@@ -694,22 +694,24 @@ cdef extern from *:
         return PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)n, "surrogatepass");
     }
 
-    /* the span [start, start + n) of the parser's current output, fetched
-     * now; NULL (RuntimeError set) when it is not inside that output */
-    static const uint8_t *tp_span_at(const tp_parser *p, size_t start, size_t n)
+    /* *s = the span [start, start + n) of the parser's current output,
+     * fetched now: 0, or -1 (RuntimeError set) when it is not inside that
+     * output (an empty output's data may be NULL: *s is no error flag) */
+    static int tp_span_at(const tp_parser *p, size_t start, size_t n, const uint8_t **s)
     {
         size_t len = tp_parser_output_len(p);
         if (start > len || n > len - start) {
             PyErr_SetString(PyExc_RuntimeError, "parser output changed while it was read");
-            return NULL;
+            return -1;
         }
-        return tp_parser_output(p) + start;
+        *s = tp_parser_output(p) + start;
+        return 0;
     }
 
     static PyObject *tp_span_str(const tp_parser *p, size_t start, size_t n)
     {
-        const uint8_t *s = tp_span_at(p, start, n);
-        return s ? tp_out_str(s, n) : NULL;
+        const uint8_t *s;
+        return tp_span_at(p, start, n, &s) ? NULL : tp_out_str(s, n);
     }
 
     /* Tool names and call ids repeat from call to call and from stream to
@@ -788,8 +790,8 @@ cdef extern from *:
     /* tp_span_str for a name or call id */
     static PyObject *tp_span_name(const tp_parser *p, size_t start, size_t n)
     {
-        const uint8_t *s = tp_span_at(p, start, n);
-        return s ? tp_name_str(s, n) : NULL;
+        const uint8_t *s;
+        return tp_span_at(p, start, n, &s) ? NULL : tp_name_str(s, n);
     }
 
     /* a + b (str, not NULL): two ASCII strs copied into a new one; else
