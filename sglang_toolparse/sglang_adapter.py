@@ -167,10 +167,6 @@ class NativeDetectorMixin:
     # the builtin sends a call of any name, whatever the tools and
     # SGLANG_FORWARD_UNKNOWN_TOOLS say (Kimi K3)
     _tp_forwards_all: bool = False
-    # a schema-typed format: what every value its schemas type begins with
-    # (a reply without it holds no such value: detect_and_parse need not
-    # read the request's tools unless a call names an undeclared one)
-    _tp_value_tag: Optional[str] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -452,17 +448,7 @@ class NativeDetectorMixin:
             # folded in C (text and complete calls, no event objects) when
             # that is all it reports; else the events below (not tried for
             # a text has_tool_call found no call in: stray tokens, errors)
-            fold = None
-            vtag = self._tp_value_tag
-            if vtag and vtag not in text:
-                # no tag of a value the schemas type (K2 Horizon's JSON
-                # dialect): the tools only decide which calls stand, as for
-                # the untyped formats; the request's tools are then not read
-                plain = parse_plain(self._tp_format, text)
-                if type(plain) is tuple and plain[1] and declares_all(self._tp_format, tools, plain[1]):
-                    fold = plain
-            if fold is None:
-                fold = parse_typed(self._tp_format, text, request_tools(self._tp_format, tools), self._tp_forwards_all)
+            fold = parse_typed(self._tp_format, text, request_tools(self._tp_format, tools), self._tp_forwards_all)
             if fold is not None:
                 if _incomplete_now():
                     ONESHOT_INCOMPLETE.set(False)
@@ -1133,7 +1119,6 @@ class K2HorizonNativeDetector(NativeDetectorMixin, K2V3Detector):
 
     _tp_format = "k2_horizon"
     _tp_markers = ("<ifm|tool_call>",)
-    _tp_value_tag = "<ifm|arg_"  # <ifm|arg_key>, <ifm|arg_type>, <ifm|arg_value>: the XML dialects
     parser_name = "k2_horizon_native"
 
 
