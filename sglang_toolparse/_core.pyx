@@ -2064,16 +2064,24 @@ def plain_look(tuple cfg not None, str text not None, plain, starts):
     docstring says), as the tuple it keeps: (text, has a call, parsing
     gives back all of text as text, parse_plain's fold or None, or False:
     the fold was not taken). `cfg`: the detector's (format, lead of its
-    markers, several markers, untyped, markers, token lead); `plain` and
+    markers, several markers, untyped, markers, token lead, schema token:
+    for a schema-typed format whose replies read the schemas only where
+    this token shows, a reply without it is looked at as an untyped
+    format's, else None); `plain` and
     `starts` are called as parse_plain and starts_call (these functions
     themselves are run without a call; the adapter passes its module's
     names, which a test may wrap to count the parses)."""
     cdef str fmt, lead, token_lead
+    cdef object schema_token
     cdef bint several, untyped, has
     cdef tuple markers
     cdef Py_ssize_t pos
-    fmt, lead, several, untyped, markers, token_lead = cfg
+    fmt, lead, several, untyped, markers, token_lead, schema_token = cfg
     pos = _find_token(text, lead, 0) if lead else 0  # one search, in C, for most texts
+    if not untyped and schema_token is not None and pos >= 0 and _find_token(text, <str>schema_token, pos) < 0:
+        # nothing after the first marker reads a schema: the tools change
+        # only which names are accepted (K2 Horizon's JSON dialect)
+        untyped = True
     # (the untyped formats' parse below shows a call without a search for
     # each marker, unless the markers share no lead to search for)
     if pos >= 0 and several and (not untyped or not lead):

@@ -164,6 +164,12 @@ class NativeDetectorMixin:
     # parses the whole text (every name accepted) and detect_and_parse takes
     # that parse when the tools would not have changed it (set per class)
     _tp_untyped: bool = False
+    # a schema-typed format whose replies read the tools' schemas only at
+    # this token (K2 Horizon: its parameter tags): a reply without it is
+    # taken as an untyped format's (has_tool_call parses it whole, every
+    # name accepted, and detect_and_parse takes that parse when every call
+    # names a declared tool), and the request's schemas are not read
+    _tp_schema_token: Optional[str] = None
     # the builtin sends a call of any name, whatever the tools and
     # SGLANG_FORWARD_UNKNOWN_TOOLS say (Kimi K3)
     _tp_forwards_all: bool = False
@@ -185,7 +191,8 @@ class NativeDetectorMixin:
         on._tp_untyped = fmt not in SCHEMA_TYPED_FORMATS
         # the same, read by has_tool_call in one attribute read (each read
         # of a detector's attribute goes through its class's __getattr__ hook)
-        on._tp_cfg = (fmt, on._tp_lead, on._tp_several, on._tp_untyped, on._tp_markers, on._tp_token_lead)
+        on._tp_cfg = (fmt, on._tp_lead, on._tp_several, on._tp_untyped, on._tp_markers, on._tp_token_lead,
+                      None if on._tp_untyped else on._tp_schema_token)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # the builtin's state comes from its class's prototype, attribute by
@@ -1119,6 +1126,9 @@ class K2HorizonNativeDetector(NativeDetectorMixin, K2V3Detector):
 
     _tp_format = "k2_horizon"
     _tp_markers = ("<ifm|tool_call>",)
+    # its schemas type only values of parameter tags (<ifm|arg_key>,
+    # <ifm|arg_type>, <ifm|arg_value>): the JSON dialect reads none
+    _tp_schema_token = "<ifm|arg_"
     parser_name = "k2_horizon_native"
 
 

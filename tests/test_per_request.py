@@ -172,7 +172,8 @@ def test_one_pass_through_sglang(name, monkeypatch):
             # nothing the core reads (no token, no marker): not parsed at all
             assert _Counting.passes == 0 and not has and not looks
             continue
-        if not cls._tp_untyped:
+        token = cls._tp_schema_token
+        if not cls._tp_untyped and not (token and token not in text):
             # one parse with the tools, folded in C (parse_typed); a reply the
             # fold does not take (an error, a value the host types) is then
             # parsed by events
@@ -185,12 +186,17 @@ def test_one_pass_through_sglang(name, monkeypatch):
         clean = all(type(ev) in (Text, _core.Reasoning, _core.Markup) or (type(ev) is CallEnd and ev.name in declared
                                           and (ev.id is None or ":" in ev.id)) for ev in full)
         if any(m in text for m in cls._tp_markers):
-            assert _Counting.passes == (1 if clean or not has else 2), text
+            # (a schema-typed format's reply that reads no schema, K2 Horizon's
+            # JSON dialect: parsed again with the tools as its others are)
+            assert _Counting.passes == (1 if clean or not has else 2 if cls._tp_untyped else 2 + sum(declined)), text
+            assert len(declined) <= 1, text
             reused += clean and has
         else:  # a stray end token is an error now (issue 18): the request's tools parse it again
             assert _Counting.passes <= (1 if clean else 2), text
     if cls._tp_untyped:
         assert reused >= 3  # the well-formed seed replies took has_tool_call's parse
+    elif cls._tp_schema_token:
+        assert reused >= 1  # a reply without the token took has_tool_call's parse
 
 
 def _calls_as_sglang(events):
@@ -525,3 +531,31 @@ def test_request_tools_schema_copy_is_strict_and_private():
         changed = [Tool(**t) for t in schema(2)]
         changed[0].function.parameters["properties"]["a"]["type"] = "string"
         assert per_request.request_tools(fmt, changed) is not first
+
+
+def test_k2_horizon_json_dialect_reads_no_schema(monkeypatch):
+    """K2 Horizon types only values of its parameter tags by the schemas: a
+    reply in its JSON dialect whose calls all name declared tools is taken
+    from has_tool_call's parse without reading the request's schemas; a
+    parameter tag anywhere after the first marker, or a call to an
+    undeclared tool, reads them, and every reply gives what the standalone
+    parse with the tools gives."""
+    from sglang_toolparse.api import parse
+
+    FCP, tools = _fcp()
+    reads = []
+    monkeypatch.setattr(ad, "request_tools", lambda *a: reads.append(a[0]) or per_request.request_tools(*a))
+    js = '<ifm|tool_calls>\n<ifm|tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "n": 2}}' \
+         '</ifm|tool_call>\n</ifm|tool_calls>'
+    xml = '<ifm|tool_calls>\n<ifm|tool_call>get_weather\n<ifm|arg_key>n</ifm|arg_key>\n' \
+          '<ifm|arg_value>2</ifm|arg_value>\n</ifm|tool_call>\n</ifm|tool_calls>'
+    cases = [("hi " + js, False), (js.replace("get_weather", "elsewhere"), True), (xml, True),
+             (js.replace("}}<", "}}<ifm|tool_call>{\"name\": \"search\", \"arguments\": {\"q\": \"x\"}}<"), False),
+             (js + " then " + xml, True), ("<ifm|arg_key> alone, then " + js, False)]
+    for text, reads_schemas in cases:
+        reads.clear()
+        normal, calls = FCP(tools, "k2_horizon_native").parse_non_stream(text)
+        assert bool(reads) == reads_schemas, text  # (an undeclared call: its events parse reads them again)
+        want = parse("k2_horizon", text, TOOLS)
+        assert (normal, [(c.name, c.parameters) for c in calls]) == \
+            (want.text, [(c.name, c.arguments) for c in want.calls]), text
