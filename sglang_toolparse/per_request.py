@@ -6,14 +6,16 @@ detect_and_parse on the whole reply. Three things keep that cheap:
 
 - The builtin detector's state is set up once per class: its `__init__`
   (tokens, compiled regexes, empty buffers) runs on a prototype the first
-  time a class is built. A detector then reads the prototype's immutable
-  values (strings, numbers, compiled patterns: shared) and gets fresh
-  empty containers where it had them, each when first read (through
-  `__getattr__`, then kept on the detector), so a request that reads none
-  of them (a one-shot parse) sets up nothing. Anything else in the
-  builtin's state (a non-empty or unknown kind of object, a future
-  SGLang's), or arguments to `__init__`, and the builtin's own `__init__`
-  runs as before.
+  time a class is built, and the prototype's values go on the class: its
+  immutable values (strings, numbers, compiled patterns: shared) as class
+  attributes, its empty containers as descriptors that give a detector a
+  fresh one when first read (then kept in the detector's __dict__). A
+  request that reads none of them (a one-shot parse) sets up nothing, and
+  the class needs no `__getattr__` hook (which would make every attribute
+  read of a detector, SGLang's included, a Python-level call). Anything
+  else in the builtin's state (a non-empty or unknown kind of object, a
+  future SGLang's), or arguments to `__init__`, and the builtin's own
+  `__init__` runs as before.
 - The compiled tool list of a request (tool_specs.usable_tools, then
   api.compiled_tools) is found by the list's identity (one list passed to
   many parsers), else by its content read in one pass: the tool names for
@@ -40,8 +42,10 @@ from sglang_toolparse._core import same_content, tool_entries
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS, compiled_tools
 from sglang_toolparse.tool_specs import usable_tools
 
-__all__ = ["builtin_attr", "declared_names", "declares_all", "fast_init", "prototype", "request_tools",
+__all__ = ["Fresh", "declared_names", "declares_all", "fast_init", "prototype", "request_tools",
            "restore_init", "start_from", "state_of"]
+
+_lock = threading.Lock()
 
 # ---- the builtin detector's state, from a prototype --------------------------
 
@@ -91,14 +95,65 @@ def state_of(obj: Any, factories: Dict[str, Any]) -> Optional[_Proto]:
     return shared, fresh
 
 
+class Fresh:
+    """A class attribute that gives each detector its own container (or
+    helper) when first read: `make()`, kept in the detector's __dict__. A
+    non-data descriptor: from then on the __dict__ entry is what a read
+    finds, at a plain attribute read's cost."""
+
+    __slots__ = ("name", "make")
+
+    def __init__(self, name: str, make: Any) -> None:
+        self.name = name
+        self.make = make
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.make()
+        return value
+
+
+# class -> the names _install put on it
+_installed: Dict[type, frozenset] = {}
+
+
+def _install(cls: type, mixin: type, proto: _Proto) -> None:
+    """Put `proto` on `cls`: shared values as class attributes, containers
+    as Fresh descriptors; not a name that `cls` or a class between it and
+    `mixin` (included) defines itself (what a detector read there before:
+    the adapter's own attributes and containers)."""
+    mro = cls.__mro__
+    ours = set()
+    for k in mro[:mro.index(mixin) + 1]:
+        ours.update(n for n in vars(k) if n not in _installed.get(k, ()))
+    shared, fresh = proto
+    put = []
+    for name, value in shared.items():
+        if name not in ours:
+            setattr(cls, name, value)
+            put.append(name)
+    for name, make in fresh.items():
+        if name not in ours:
+            setattr(cls, name, Fresh(name, make))
+            put.append(name)
+    _installed[cls] = frozenset(put)
+
+
 def prototype(cls: type, mixin: type) -> Optional[_Proto]:
     """The state the builtin detector's `__init__` (the one after `mixin`
-    in `cls`'s MRO) sets, taken once per class; None when it cannot be
-    shared (the caller then runs that `__init__`)."""
+    in `cls`'s MRO) sets, taken once per class and put on the class
+    (_install); None when it cannot be shared (the caller then runs that
+    `__init__`)."""
     try:
         return _protos[cls]
     except KeyError:
-        proto = _protos[cls] = _prototype(cls, mixin)
+        proto = _prototype(cls, mixin)
+        if proto is not None:
+            with _lock:
+                if cls not in _installed:
+                    _install(cls, mixin, proto)
+        _protos[cls] = proto
         return proto
 
 
@@ -155,35 +210,9 @@ def start_from(obj: Any, proto: _Proto) -> None:
         d[name] = make()
 
 
-def builtin_attr(obj: Any, name: str, own: Dict[str, Any]) -> Any:
-    """`obj.name` for a detector whose builtin state was not set up: the
-    prototype's value (or a fresh container; `own` maps names to the
-    factories of the adapter's own containers), kept on `obj` from then on,
-    so only the first read of an attribute costs more than a plain read."""
-    proto = _protos.get(type(obj)) if name[:2] != "__" else None
-    if proto is not None:
-        shared, fresh = proto
-        if name in own:
-            value = own[name]()
-        elif name in shared:
-            value = shared[name]
-        elif name in fresh:
-            value = fresh[name]()
-        else:
-            proto = None
-    elif name in own and name[:2] != "__":
-        value = own[name]()
-        proto = own
-    if proto is None:
-        raise AttributeError("%r object has no attribute %r" % (type(obj).__name__, name))
-    obj.__dict__[name] = value
-    return value
-
-
 # ---- the request's compiled tools --------------------------------------------
 
 _CACHE_SIZE = 64
-_lock = threading.Lock()
 # (format, id(tools)) -> (tools, tuple(tools), CompiledTools)
 _by_list: Dict[Tuple[str, int], Tuple[Any, tuple, Any]] = {}
 # (format, what the compiled list depends on) -> CompiledTools

@@ -20,7 +20,7 @@ from sglang_toolparse._core import StreamParser as _CoreParser
 from sglang_toolparse._core import find_token, parse_plain, parse_typed, plain_done, plain_look, starts_call
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS
 from sglang_toolparse.per_request import _protos as _PROTOS
-from sglang_toolparse.per_request import (builtin_attr, declared_names, declares_all, fast_init, prototype,
+from sglang_toolparse.per_request import (Fresh, declared_names, declares_all, fast_init, prototype,
                                           request_tools, restore_init, start_from, state_of)
 from sglang_toolparse.result_models import parse_result as _spr
 from sglang_toolparse.result_models import tool_call_item as _tci
@@ -148,12 +148,14 @@ class NativeDetectorMixin:
     _tp_markers: Tuple[str, ...] = ()
     parser_name: str = ""
 
-    # made when first read (see __getattr__): `streamed_args_for_tool`, and
-    # `incomplete_tool_call_indices`: calls whose name was streamed but that
-    # never completed (cut off or broken): SGLang's serving layer then keeps
-    # finish_reason "stop" instead of "tool_calls", as for its own
-    # response-template parser
+    # each detector's own, made when first read (per_request.Fresh):
+    # `streamed_args_for_tool`, and `incomplete_tool_call_indices`: calls
+    # whose name was streamed but that never completed (cut off or broken):
+    # SGLang's serving layer then keeps finish_reason "stop" instead of
+    # "tool_calls", as for its own response-template parser
     _tp_own = {"streamed_args_for_tool": StreamedArgs, "incomplete_tool_call_indices": set}
+    streamed_args_for_tool = Fresh("streamed_args_for_tool", StreamedArgs)
+    incomplete_tool_call_indices = Fresh("incomplete_tool_call_indices", set)
     _tp_lead: str = ""  # what every marker starts with (set per class; per detector where it sets _tp_markers)
     # what every token the core reads in text starts with (start markers and
     # stray end tags, which it drops): a text without it is all text
@@ -189,15 +191,14 @@ class NativeDetectorMixin:
         on._tp_lead = os.path.commonprefix(list(markers)) if markers else ""
         on._tp_several = tuple(markers) != (on._tp_lead,)
         on._tp_untyped = fmt not in SCHEMA_TYPED_FORMATS
-        # the same, read by has_tool_call in one attribute read (each read
-        # of a detector's attribute goes through its class's __getattr__ hook)
+        # the same, read by has_tool_call in one attribute read
         on._tp_cfg = (fmt, on._tp_lead, on._tp_several, on._tp_untyped, on._tp_markers, on._tp_token_lead,
                       None if on._tp_untyped else on._tp_schema_token)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # the builtin's state comes from its class's prototype, attribute by
-        # attribute when first read (per_request.py): its regexes are compiled
-        # once per process, and a one-shot request sets up none of it
+        # the builtin's state comes from its class's prototype, put on the
+        # class (per_request.py): its regexes are compiled once per process,
+        # and a one-shot request sets up none of it
         if args or kwargs or not (_PROTOS.get(type(self)) or prototype(type(self), NativeDetectorMixin)):
             super().__init__(*args, **kwargs)
             for name, make in self._tp_own.items():
@@ -215,9 +216,6 @@ class NativeDetectorMixin:
     # None) for the last text asked about
     _tp: Optional[_CoreParser] = None
     _tp_seen: Optional[Tuple[str, bool, bool, Optional[list]]] = None
-
-    def __getattr__(self, name: str) -> Any:  # only for attributes not set yet
-        return builtin_attr(self, name, self._tp_own)
 
     # -- helpers ---------------------------------------------------------
     def _new_parser(self, tools: Any, forward: Optional[bool] = None) -> _CoreParser:
