@@ -1864,7 +1864,7 @@ cdef object _parse_plain(str format, text, CompiledTools compiled, bint forward)
                             changed = True
                         else:
                             at += <Py_ssize_t>e.len
-                    piece = PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass")
+                    piece = tp_span_str(p, e.start, e.len)
                     if first_text is None:
                         first_text = piece
                     elif more_text is None:
@@ -1872,7 +1872,7 @@ cdef object _parse_plain(str format, text, CompiledTools compiled, bint forward)
                     else:
                         more_text.append(piece)
                 elif e.type == TP_EV_ARGS:
-                    piece = PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass")
+                    piece = tp_span_str(p, e.start, e.len)
                     if arg is None:
                         arg = piece
                     elif more_args is None:
@@ -1883,11 +1883,10 @@ cdef object _parse_plain(str format, text, CompiledTools compiled, bint forward)
                     changed = True
                     arg = more_args = None
                     if e.offset:  # the name, then the model's call id
-                        name = PyUnicode_DecodeUTF8(<const char *>out + e.start, <Py_ssize_t>e.offset, "surrogatepass")
-                        cid = PyUnicode_DecodeUTF8(<const char *>out + e.start + e.offset,
-                                                   <Py_ssize_t>(e.len - <size_t>e.offset), "surrogatepass")
+                        name = tp_span_name(p, e.start, <size_t>e.offset)
+                        cid = tp_span_name(p, e.start + <size_t>e.offset, e.len - <size_t>e.offset)
                     else:
-                        name = PyUnicode_DecodeUTF8(<const char *>out + e.start, e.len, "surrogatepass")
+                        name = tp_span_name(p, e.start, e.len)
                         cid = None
                 elif e.type == TP_EV_CALL_END:
                     calls.append((e.call, name, "".join(more_args) if more_args is not None else
@@ -2007,6 +2006,11 @@ def plain_result(tuple found not None, tools, item, result):
     `.function.name`), more in the set of all names (every tool such a
     model). Then result(text, [item(index, name, arguments), ...]); None
     when any of that does not hold (the caller's general path decides)."""
+    return _plain_result(found, tools, item, result)
+
+
+cdef object _plain_result(tuple found, tools, item, result):
+    """plain_result (found not None)."""
     cdef list calls = found[1]
     cdef list items
     cdef set names
@@ -2131,7 +2135,7 @@ def plain_done(tuple seen not None, tools, item, result, incomplete):
     if not found[1]:  # no call: the text less its markup
         done = _model(result, (found[0], []))
     else:
-        done = plain_result(found, tools, item, result)
+        done = _plain_result(<tuple>found, tools, item, result)
         if done is None:
             return None
     if get_value(incomplete):  # (set only when it changes: a set costs more than a read)
