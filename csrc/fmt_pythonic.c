@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "tp_internal.h"
+#include "tp_swar.h"
 
 #define PY_START "<|python_start|>"
 #define PY_END "<|python_end|>"
@@ -515,10 +516,28 @@ static int number_done(tp_parser *p)
         return -1;
     if (v - v != 0) /* inf: json.dumps(allow_nan=False) refuses it */
         return -1;
-    char num[32];
-    size_t len = tp_format_double(v, num);
+    char num[40];
+    size_t len = tp_short_float(buf, k, num); /* (no printf for a float such as 12.5) */
+    if (!len)
+        len = tp_format_double(v, num);
     out(p, num, len);
     return 0;
+}
+
+/* Index of the first `q` or backslash in s[0:n) (n if none): eight bytes
+ * at a time (the lowest flagged byte of a word is exact), then one by one. */
+static size_t quote_or_backslash(const uint8_t *s, size_t n, uint8_t q)
+{
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t x = tp_load8(s + k), a = x ^ (TP_ONES * q), b = x ^ (TP_ONES * '\\');
+        uint64_t m = (((a - TP_ONES) & ~a) | ((b - TP_ONES) & ~b)) & TP_HIGHS;
+        if (m)
+            return k + ((size_t)__builtin_ctzll(m) >> 3);
+    }
+    while (k < n && s[k] != q && s[k] != '\\')
+        k++;
+    return k;
 }
 
 /* One byte of a string's content. Returns 1 when the byte closed it. */
@@ -529,9 +548,7 @@ static size_t string_run(tp_parser *p, const uint8_t *s, size_t n, uint64_t base
     int raw = p->js.str_is_key & STR_RAW;
     while (i < n && p->mode == P_VALUE && p->vkind == V_STR) {
         if (p->js.num_state == E_NONE) {
-            size_t k = i;
-            while (k < n && s[k] != q && s[k] != '\\')
-                k++;
+            size_t k = i + quote_or_backslash(s + i, n - i, q);
             out_esc(p, s + i, k - i);
             i = k;
             if (i == n)

@@ -341,6 +341,11 @@ static size_t fast_float(const char *s, size_t n, char *f)
     return format_digits(neg, d, nd, decpt - 1, f);
 }
 
+size_t tp_short_float(const char *s, size_t n, char *f)
+{
+    return fast_float(s, n, f);
+}
+
 /* The number token s[0:n) (valid JSON grammar) in json.dumps form. `z`:
  * the token NUL-terminated, needed when it is 72 bytes or longer. */
 static int put_number(tp_buf *out, const char *s, size_t n, const char *z)

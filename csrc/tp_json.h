@@ -127,5 +127,12 @@ int tp_json_is_number(const uint8_t *s, size_t n);
 
 /* Writes repr(float(s)) as Python prints it. Returns the length. */
 size_t tp_format_double(double v, char *out);
+/* repr(float(s)) of a float token s[0:n) (an optional '-', digits with
+ * at most one '.', an optional exponent: e or E, a sign, digits; checked
+ * by the caller) written to f (40 bytes) without strtod or printf, when
+ * its digits are repr()'s own: at most 15 significant digits, an exponent
+ * of at most 4 digits, a magnitude within 1e-300..1e300. Returns the
+ * length, or 0 for anything else (then format strtod's value). */
+size_t tp_short_float(const char *s, size_t n, char *f);
 
 #endif

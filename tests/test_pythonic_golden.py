@@ -98,6 +98,34 @@ def test_values_convert_as_json_dumps_of_literal_eval():
             assert [e for e in r if isinstance(e, CallEnd)] == [CallEnd(0, "search", want)], (src, r)
 
 
+def _float_literal(rnd):
+    ip = "".join(rnd.choice("0123456789") for _ in range(rnd.randint(0, 9)))
+    fp = "".join(rnd.choice("0123456789") for _ in range(rnd.randint(0, 12)))
+    s = (ip or rnd.choice(["0", ""])) + "." + fp
+    if s == ".":
+        s = "0."
+    if rnd.random() < 0.3:
+        s += rnd.choice("eE") + rnd.choice(["", "+", "-"]) + str(rnd.randint(0, 330)).zfill(rnd.randint(1, 5))
+    return rnd.choice(["", "-"]) + s
+
+
+def test_float_literals_as_written():
+    """Floats as a model writes them (trailing zeros, leading zeros, 16+
+    digits, exponents, `5.`, `.5`) convert to json.dumps(float(literal)):
+    those whose digits repr() keeps take a path without printf, the others
+    strtod's value; an infinite one is refused."""
+    rnd = random.Random(23)
+    for _ in range(3000):
+        src = _float_literal(rnd)
+        v = float(src)
+        text = "[search(v=%s)]" % src
+        ends = [e for e in run("pythonic", [text], TOOLS) if isinstance(e, CallEnd)]
+        if v in (float("inf"), float("-inf")):
+            assert ends == [], src
+        else:
+            assert ends == [CallEnd(0, "search", json.dumps({"v": v}))], src
+
+
 # ---- parity with SGLang's PythonicDetector (builtin vs native) ---------------
 PTOOLS = ("get_weather", "search")
 CASES = {  # name -> (text, prose, calls)
