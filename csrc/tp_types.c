@@ -4,6 +4,7 @@
  * may share it. */
 #include "tp_types.h"
 #include "tp_schema.h"
+#include "tp_swar.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -116,14 +117,31 @@ static const uint8_t SPECIAL[256] = {
     ['"'] = 1, ['\\'] = 1, [0xED] = 3,
 };
 
+/* Where the first byte of s[0:n) that SPECIAL marks, or any byte of 0x80
+ * or above, is (n if none): eight bytes at a time, then byte by byte. */
+static size_t plain_run(const uint8_t *s, size_t n)
+{
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t x = tp_load8(s + k);
+        uint64_t m = tp_esc8_mask(x) | (x & TP_HIGHS); /* (the lowest set bit of each is exact) */
+        if (m)
+            return k + ((size_t)__builtin_ctzll(m) >> 3);
+    }
+    while (k < n && s[k] < 0x80 && !SPECIAL[s[k]])
+        k++;
+    return k;
+}
+
 int tp_json_escape(tp_buf *b, const uint8_t *s, size_t n)
 {
     if (n == 0)
         return 0; /* s may be NULL (an empty buffer): no pointer arithmetic on it */
     /* pass 1: room for what the escapes add at most (proportional: a run
-     * of newlines reserves twice its length, not six times) */
-    size_t extra = 0;
-    for (size_t i = 0; i < n; i++)
+     * of newlines reserves twice its length, not six times), read byte by
+     * byte from the first byte that may need it */
+    size_t first = plain_run(s, n), extra = 0;
+    for (size_t i = first; i < n; i++)
         extra += SPECIAL[s[i]];
     if (tp_buf_reserve(b, n + extra))
         return -1;
@@ -133,7 +151,9 @@ int tp_json_escape(tp_buf *b, const uint8_t *s, size_t n)
         b->len += n;
         return 0;
     }
-    for (size_t i = 0; i < n; i++) {
+    memcpy(o, s, first);
+    o += first;
+    for (size_t i = first; i < n; i++) {
         uint8_t c = s[i];
         if (!SPECIAL[c]) {
             *o++ = c;
