@@ -85,3 +85,20 @@ def test_a_one_shot_side_that_raises_is_reported_and_the_others_timed():
     stats = oneshot.time_parses({"ok": lambda t: (t, []), "flaky": flaky}, "x", Policy(0.0, 2, 2), sample_ns=1)
     assert stats["flaky"] == {"error": "ValueError: boom"}
     assert stats["ok"]["reps"] == 2
+
+
+def test_one_shot_times_the_parse_and_reads_its_result_outside():
+    """A one-shot side's timed call ends with the side's own result; the
+    calls are read out of it (into tuples, for the check against the ground
+    truth) by Side.read, which run_oneshot calls outside the timed part."""
+    from sglang_toolparse.bench import corpus, oneshot
+    from sglang_toolparse.bench.sides import Format
+
+    fmt = Format("kimi_k2_native", "kimi_k2", "kimi_k2", ())
+    sides = oneshot.make_parsers(fmt, None, None)
+    side = sides["standalone"]
+    case = corpus.render_case(corpus.make_scenario("chat"), "kimi_k2")
+    got = side.parse(case.text)
+    assert type(got) is not tuple  # the parser's own ParseResult
+    text, calls = side.read(got)
+    assert text == case.expected_text and [n for n, _ in calls] == [n for n, _ in case.expected_calls]

@@ -84,7 +84,8 @@ def test_peer_side_streams_the_corpus(path, key):
         # vLLM writes arguments compactly: same JSON value, other spacing
         assert compare_calls(calls, case.expected_calls) in ("ok", "json"), (core, calls)
         assert text == case.expected_text
-        one_text, one_calls = vllm_peer.one_shot(peer, core, corpus.TOOLS)(case.text)
+        parse, read = vllm_peer.one_shot(peer, core, corpus.TOOLS)
+        one_text, one_calls = read(parse(case.text))
         assert compare_calls(one_calls, case.expected_calls) in ("ok", "json")
         assert one_text == case.expected_text
 

@@ -161,21 +161,24 @@ def assemble(outputs: Sequence[Any]) -> Tuple[str, List[Tuple[str, str]]]:
 
 
 def one_shot(peer: Peer, core: str, tools: Sequence[Dict[str, Any]]):
-    """parse(text) -> (text, [(name, arguments)]) the way vLLM parses a
-    complete response (fresh parser, parse_into, finish, coalesce)."""
+    """(parse, read): parse(text) parses a complete response the way vLLM
+    does (fresh parser, parse_into, finish, coalesce) and returns vLLM's
+    output; read(output) -> (text, [(name, arguments)])."""
     mod = peer.module
     rtools = peer.tools(tools)
     name = PARSERS[core]
 
-    def parse(text: str) -> Tuple[str, List[Tuple[str, str]]]:
+    def parse(text: str) -> Any:
         p = mod.ToolParser(name, rtools)
         o = mod.ToolParserOutput()
         p.parse_into(text, o)
         o.append(p.finish())
-        o = o.coalesce()
+        return o.coalesce()
+
+    def read(o: Any) -> Tuple[str, List[Tuple[str, str]]]:
         return o.normal_text, [(c.name or "", c.arguments or "") for c in o.calls]
 
-    return parse
+    return parse, read
 
 
 def describe(peer: Peer) -> Dict[str, Any]:
