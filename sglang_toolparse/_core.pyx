@@ -2229,6 +2229,28 @@ cdef extern from "Python.h":
     int Py_EQ
 
 
+cdef extern from *:
+    """
+    /* a == b for two exact str objects: the same length, kind and code
+     * units (as CPython's own unicode_compare_eq; a str is always in the
+     * narrowest kind that holds it), without PyUnicode_Compare's ordering */
+    static int tp_str_eq(PyObject *a, PyObject *b)
+    {
+        if (a == b)
+            return 1;
+    #if PY_VERSION_HEX < 0x030C0000
+        if (!PyUnicode_IS_READY(a) || !PyUnicode_IS_READY(b)) /* a legacy str: CPython compares it */
+            return PyObject_RichCompareBool(a, b, Py_EQ);
+    #endif
+        Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+        if (n != PyUnicode_GET_LENGTH(b) || PyUnicode_KIND(a) != PyUnicode_KIND(b))
+            return 0;
+        return memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * PyUnicode_KIND(a)) == 0;
+    }
+    """
+    int tp_str_eq(PyObject *a, PyObject *b) except -1
+
+
 cdef int _same(PyObject *a, PyObject *b, int depth) except -1:
     """same_content on borrowed references: no Python code runs (only the
     exact built-in types are compared), so nothing read can change."""
@@ -2242,7 +2264,7 @@ cdef int _same(PyObject *a, PyObject *b, int depth) except -1:
     if t != Py_TYPE(<object>b):
         return 0
     if t == &PyUnicode_Type:
-        return 1 if a == b or (<str>a) == (<str>b) else 0
+        return tp_str_eq(a, b)
     if t == &PyDict_Type:
         if a == b:
             return 1

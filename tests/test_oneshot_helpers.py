@@ -239,6 +239,9 @@ def test_same_content_is_strict():
     assert not _core.same_content({"a": 1, "b": 2}, {"b": 2, "a": 1})  # order: as marshal
     assert not _core.same_content(0.0, -0.0) and _core.same_content(float("nan"), float("nan"))
     assert not _core.same_content([1], (1,)) and not _core.same_content("a", type("S", (str,), {})("a"))
+    # strings: equal content in separate objects of each width, and unequal ones of one length
+    for x, y in (("ab", "ac"), ("\u00e9a", "\u00e9b"), ("\u20ac1", "\u20ac2"), ("\U0001F600x", "\U0001F600y"), ("a", "")):
+        assert _core.same_content("".join(list(x)), x) and not _core.same_content(x, y) and not _core.same_content(y, x)
     o = object()
     assert not _core.same_content(o, o)  # not JSON-like content
     d, e = {}, {}
