@@ -102,3 +102,24 @@ def test_one_shot_times_the_parse_and_reads_its_result_outside():
     assert type(got) is not tuple  # the parser's own ParseResult
     text, calls = side.read(got)
     assert text == case.expected_text and [n for n, _ in calls] == [n for n, _ in case.expected_calls]
+
+
+def test_one_shot_targets_leave_out_replies_the_builtin_gets_wrong():
+    """The every-reply target compares only replies whose calls SGLang's
+    builtin returns right: a builtin that returns no calls (fast, wrong)
+    is no baseline; the note names the replies left out."""
+    from sglang_toolparse.bench import oneshot
+
+    def row(scenario, native, sglang, calls="ok"):
+        return {"format": "f_native", "scenario": scenario,
+                "sides": {"native": {"cpu_us_min": native, "wall_us_min": native},
+                          "sglang": {"cpu_us_min": sglang, "wall_us_min": sglang, "calls": calls}}}
+
+    rows = [row("chat", 4.0, 10.0), row("bursts3", 9.0, 10.0), row("calls10", 16.0, 12.0, "diff")]
+    got = {t["target"]: t for t in oneshot.oneshot_targets(rows, "cpu")}
+    every = got["one-shot, every reply: native / SGLang"]
+    assert every["met"] and every["value"] == 0.9 and "calls10" in every["note"]
+    assert got["one-shot chat: native / SGLang"]["value"] == 0.4
+    rows[2] = row("calls10", 16.0, 12.0, "json")  # same value, other spacing: a baseline
+    every = {t["target"]: t for t in oneshot.oneshot_targets(rows, "cpu")}["one-shot, every reply: native / SGLang"]
+    assert not every["met"] and "calls10" in every["note"] and "not compared" not in every["note"]
