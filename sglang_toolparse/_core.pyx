@@ -1909,6 +1909,25 @@ cdef object _parse_plain(str format, text, CompiledTools compiled, bint forward)
 cdef tuple _EMPTY = ()
 
 
+cdef extern from *:
+    """
+    /* A new, empty object of `type` without object.__new__'s setting up of
+     * its __dict__ (the caller sets __dict__ at once): its tp_alloc, when
+     * its tp_new is object's and it is not abstract; else None (the caller
+     * calls tp_new). tp_alloc zeroes the object, its managed-dict pointers
+     * included. */
+    static PyObject *tp_bare_alloc(PyObject *type)
+    {
+        PyTypeObject *t = (PyTypeObject *)type;
+        if (t->tp_new != PyBaseObject_Type.tp_new || PyType_HasFeature(t, Py_TPFLAGS_IS_ABSTRACT) ||
+            !t->tp_alloc)
+            Py_RETURN_NONE;
+        return t->tp_alloc(t, 0);
+    }
+    """
+    object tp_bare_alloc(object type)
+
+
 @cython.final
 cdef class SlotModel:
     """Makes objects of a class whose whole state is four slots (pydantic
@@ -1965,7 +1984,9 @@ cdef class SlotModel:
         cdef dict d = PyDict_Copy(self.blank)
         for i in range(n):
             d[<str>self.fields[i]] = values[i]
-        obj = self.new(<type>self.cls, <PyObject *>_EMPTY, NULL)
+        obj = tp_bare_alloc(self.cls)  # (its __dict__ is set next: object.__new__ would begin one)
+        if obj is None:
+            obj = self.new(<type>self.cls, <PyObject *>_EMPTY, NULL)
         self.s_dict(self.d_dict, obj, d)
         self.s_fields(self.d_fields, obj, PySet_New(self.names))
         self.s_extra(self.d_extra, obj, None)

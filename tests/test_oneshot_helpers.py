@@ -66,6 +66,29 @@ def test_slot_model_sets_the_four_slots():
     assert obj.__dict__ == {"a": 1, "b": "x"} and list(obj.__dict__) == ["a", "b"]
 
 
+class _SlotsNew(_Slots):
+    __slots__ = ()
+    made = 0
+
+    def __new__(cls, *args):
+        _SlotsNew.made += 1
+        return super().__new__(cls)
+
+
+def test_slot_model_allocates_as_object_new_would():
+    """A class with object's own __new__ is allocated without it (its
+    __dict__ is set at once): tracked by the GC as object.__new__ leaves it;
+    a class with a __new__ of its own gets that __new__ called."""
+    import gc
+
+    obj = _core.SlotModel(_Slots, _DESCRIPTORS, ("a", "b"))(1, "x")
+    assert gc.is_tracked(obj) and obj.__dict__ == {"a": 1, "b": "x"} and obj.fields == {"a", "b"}
+    before = _SlotsNew.made
+    other = _core.SlotModel(_SlotsNew, _DESCRIPTORS, ("a", "b"))(2, "y")
+    assert _SlotsNew.made == before + 1 and type(other) is _SlotsNew
+    assert other.__dict__ == {"a": 2, "b": "y"} and other.extra is None and gc.is_tracked(other)
+
+
 def test_slot_model_misuse():
     with pytest.raises(TypeError):
         _core.SlotModel(object(), _DESCRIPTORS, ("a",))
