@@ -220,7 +220,14 @@ def test_quick_sglang_sides_measured_and_checked(quick):
         (f, "one-shot chat: native / SGLang") for f in {r["format"] for r in rep["oneshot"]}} | {
         (f, "one-shot, every reply: native / SGLang") for f in measured}
     unfinished = {r["format"] for r in rep["oneshot"] if r["sides"]["sglang"].get("capped")}
-    assert all(t["met"] is not None for t in one if t["format"] not in unfinished)
+    # (a chat reply whose calls SGLang's builtin gets wrong, e.g. Gemma 4's, is no baseline)
+    wrong = {r["format"] for r in rep["oneshot"] if r["scenario"] == "chat" and
+             r["sides"]["sglang"].get("calls", "ok") not in ("ok", "json")}
+    for t in one:
+        if t["format"] in wrong and t["target"].startswith("one-shot chat"):
+            assert t["met"] is None and "not compared" in t["note"], t
+        elif t["format"] not in unfinished:
+            assert t["met"] is not None, t
 
 
 def test_bench_modules_import_no_circle():

@@ -120,6 +120,10 @@ def test_one_shot_targets_leave_out_replies_the_builtin_gets_wrong():
     every = got["one-shot, every reply: native / SGLang"]
     assert every["met"] and every["value"] == 0.9 and "calls10" in every["note"]
     assert got["one-shot chat: native / SGLang"]["value"] == 0.4
+    rows[0] = row("chat", 4.0, 10.0, "diff")
+    chat = {t["target"]: t for t in oneshot.oneshot_targets(rows, "cpu")}["one-shot chat: native / SGLang"]
+    assert chat["value"] is None and chat["met"] is None and "not compared" in chat["note"]
+    rows[0] = row("chat", 4.0, 10.0)
     rows[2] = row("calls10", 16.0, 12.0, "json")  # same value, other spacing: a baseline
     every = {t["target"]: t for t in oneshot.oneshot_targets(rows, "cpu")}["one-shot, every reply: native / SGLang"]
     assert not every["met"] and "calls10" in every["note"] and "not compared" not in every["note"]
