@@ -148,14 +148,13 @@ class NativeDetectorMixin:
     _tp_markers: Tuple[str, ...] = ()
     parser_name: str = ""
 
-    # each detector's own, made when first read (per_request.Fresh):
-    # `streamed_args_for_tool`, and `incomplete_tool_call_indices`: calls
-    # whose name was streamed but that never completed (cut off or broken):
-    # SGLang's serving layer then keeps finish_reason "stop" instead of
-    # "tool_calls", as for its own response-template parser
+    # each detector's own, made when first read (a per_request.Fresh on
+    # this class for each, set below): `streamed_args_for_tool`, and
+    # `incomplete_tool_call_indices`: calls whose name was streamed but that
+    # never completed (cut off or broken): SGLang's serving layer then keeps
+    # finish_reason "stop" instead of "tool_calls", as for its own
+    # response-template parser
     _tp_own = {"streamed_args_for_tool": StreamedArgs, "incomplete_tool_call_indices": set}
-    streamed_args_for_tool = Fresh("streamed_args_for_tool", StreamedArgs)
-    incomplete_tool_call_indices = Fresh("incomplete_tool_call_indices", set)
     _tp_lead: str = ""  # what every marker starts with (set per class; per detector where it sets _tp_markers)
     # what every token the core reads in text starts with (start markers and
     # stray end tags, which it drops): a text without it is all text
@@ -497,6 +496,9 @@ class NativeDetectorMixin:
         return self._to_result(self._tp.finish())
 
 
+for _name, _make in NativeDetectorMixin._tp_own.items():
+    setattr(NativeDetectorMixin, _name, Fresh(_name, _make))
+del _name, _make
 _MIXIN_NEW_PARSER = NativeDetectorMixin._new_parser
 
 
