@@ -285,13 +285,13 @@ static size_t format_digits(int neg, const char *digits, int nd, int exp10, char
     return (size_t)(o - out);
 }
 
-/* repr(float(s)) of a float token s[0:n) (valid JSON grammar) without
- * strtod when it has at most 15 significant digits and a normal-range
+/* repr(float(s)) of a float token s[0:n) (a JSON one, or a Python float
+ * literal as fmt_pythonic.c checks it: tp_json.h) without strtod when it has at most 15 significant digits and a normal-range
  * exponent: such a decimal is the shortest string that reads back as its
  * double (15 digits always survive decimal -> double -> decimal, so no
  * shorter string can name the same double), so repr() prints its own
  * digits. Returns the length written to f, or 0 to take the general path. */
-static size_t fast_float(const char *s, size_t n, char *f)
+size_t tp_short_float(const char *s, size_t n, char *f)
 {
     char d[16];
     int nd = 0, neg = 0, lead = 1, decpt = 0, exp = 0;
@@ -341,11 +341,6 @@ static size_t fast_float(const char *s, size_t n, char *f)
     return format_digits(neg, d, nd, decpt - 1, f);
 }
 
-size_t tp_short_float(const char *s, size_t n, char *f)
-{
-    return fast_float(s, n, f);
-}
-
 /* The number token s[0:n) (valid JSON grammar) in json.dumps form. `z`:
  * the token NUL-terminated, needed when it is 72 bytes or longer. */
 static int put_number(tp_buf *out, const char *s, size_t n, const char *z)
@@ -358,7 +353,7 @@ static int put_number(tp_buf *out, const char *s, size_t n, const char *z)
     }
     if (is_float) {
         char f[40];
-        size_t fl = fast_float(s, n, f);
+        size_t fl = tp_short_float(s, n, f);
         if (fl)
             return put(out, f, fl);
         char local[72];
