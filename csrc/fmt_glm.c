@@ -496,6 +496,20 @@ static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
     }
 }
 
+/* How many bytes of s[0:n) (n > 0) M_NAME scans in one step: the run of
+ * word bytes inside a name (none a blank, '{' or '[', nor a marker's first
+ * byte, the matcher at its root), which cannot show the tag to be prose
+ * nor end a marker (so name_bytes takes them all as name); else 1. */
+static size_t name_run(const tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n)
+{
+    if (p->node != 0 || p->name.len == 0 || p->have_name)
+        return 1;
+    size_t k = 0;
+    while (k < n && !is_blank(s[k]) && s[k] != '{' && s[k] != '[' && m->next[0][s[k]] == 0)
+        k++;
+    return k ? k : 1;
+}
+
 /* An optional group's opener (with the blanks after it) is recorded as
  * the first call's raw text (fgroup 2; 3 once a call tag follows it). Text
  * in the group before a call, at stream offset `at`, shows that it made no
@@ -719,9 +733,9 @@ static size_t glm_feed_upto(tp_parser *p, const glm_row *r, const uint8_t *s, si
             }
             break;
         case M_NAME:
-            /* a byte at a time (names are short): the byte that shows the
-             * tag is prose must not be scanned past */
-            i += scan(p, r, &r->name_m, s + i, 1, &match, name_bytes, off);
+            /* a byte at a time, or a run of the word (name_run): the byte
+             * that shows the tag is prose must not be scanned past */
+            i += scan(p, r, &r->name_m, s + i, name_run(p, &r->name_m, s + i, n - i), &match, name_bytes, off);
             if (p->mode != M_NAME)
                 break;
             if (p->have_args == 2) { /* a JSON body: fmt_jsontag.c reads the call from its first byte */
