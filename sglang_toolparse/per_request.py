@@ -22,7 +22,9 @@ detect_and_parse on the whole reply. Three things keep that cheap:
   formats that only check names; for those that type values by schema,
   a kept copy of the same schemas under the same names (compared in C,
   strictly), else the schemas' marshal bytes (every request brings a new
-  list of Tool models; the general path reads them three times).
+  list of Tool models; the general path reads them three times). Their
+  one-shot parse (typed_fold) compares only the schemas of the tools the
+  reply calls, when the compiled tools kept for the same names parse it.
 - has_tool_call's answer is remembered for the text it was asked about
   (SGLang asks twice, then parses); the parse itself runs once.
 
@@ -43,7 +45,7 @@ from sglang_toolparse.api import SCHEMA_TYPED_FORMATS, compiled_tools
 from sglang_toolparse.tool_specs import usable_tools
 
 __all__ = ["Fresh", "declared_names", "declares_all", "fast_init", "prototype", "request_tools",
-           "restore_init", "start_from", "state_of"]
+           "restore_init", "start_from", "state_of", "typed_fold"]
 
 _lock = threading.Lock()
 
@@ -227,6 +229,15 @@ def _remember(cache: Dict[Any, Any], key: Any, value: Any) -> None:
             del cache[next(iter(cache))]
 
 
+def _same_list(fmt: str, tools: Any) -> Any:
+    """The CompiledTools remembered for this very list holding the same
+    objects, or None."""
+    hit = _by_list.get((fmt, id(tools)))
+    if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(map(is_, hit[1], tools)):
+        return hit[2]
+    return None
+
+
 def request_tools(fmt: str, tools: Any) -> Any:
     """The CompiledTools a detector's parser uses for `tools` (what SGLang
     passes: a list of Tool models, possibly with unusable entries, or
@@ -236,11 +247,15 @@ def request_tools(fmt: str, tools: Any) -> Any:
     read once, and the key is only what the compiled list depends on). As
     with api.compiled_tools, a tool mutated in place after its first use is
     not read again."""
-    key = (fmt, id(tools))
-    hit = _by_list.get(key)
-    if hit is not None and hit[0] is tools and len(hit[1]) == len(tools) and all(map(is_, hit[1], tools)):
-        return hit[2]
-    read = tool_entries(tools)  # (names, [(name, schema), ...]) in one pass, in C; None: not read as it is
+    hit = _same_list(fmt, tools)
+    if hit is not None:
+        return hit
+    # (names, [(name, schema), ...]) in one pass, in C; None: not read as it is
+    return _read_tools(fmt, tools, tool_entries(tools))
+
+
+def _read_tools(fmt: str, tools: Any, read: Any) -> Any:
+    """request_tools past the list's identity, `read` being tool_entries(tools)."""
     if read is not None and fmt in SCHEMA_TYPED_FORMATS:
         # the schema-typed formats: a kept copy of the same schemas (compared
         # in C, strictly: what their marshal bytes would say) for these names
@@ -257,8 +272,60 @@ def request_tools(fmt: str, tools: Any) -> Any:
         # a copy: the request's own schema objects may change after it
         _remember_schemas((fmt, read[0]), marshal.loads(ckey[1]), compiled)
     if isinstance(tools, (list, tuple)):
-        _remember(_by_list, key, (tools, tuple(tools), compiled))
+        _remember(_by_list, (fmt, id(tools)), (tools, tuple(tools), compiled))
     return compiled
+
+
+def typed_fold(fmt: str, text: str, tools: Any, forward: bool, parse: Any) -> Any:
+    """parse(fmt, text, request_tools(fmt, tools), forward), `parse` being
+    _core.parse_typed (a schema-typed format's one-shot fold: text and
+    complete calls, or None), reading of a new list with kept names only
+    the schemas of the tools its reply calls.
+
+    The compiled list last kept for the same names is tried first. A
+    parse with it is the request's own parse when the schemas of the tools
+    it called equal the kept ones: a compiled list gives each tool's values
+    their types from that tool's schema alone (its row, its host
+    converter's entry, its nested-value graph, all found by the call's
+    name), and a fold holds every call that started (a call that did not
+    complete is an error, and the fold is None). A fold of None is taken
+    when all the schemas are the same; anything else is parsed again with
+    request_tools'. tests/test_per_request.py checks this against fresh
+    compiles, a changed schema at every position."""
+    compiled = _same_list(fmt, tools)
+    if compiled is not None:
+        return parse(fmt, text, compiled, forward)
+    read = tool_entries(tools)
+    if read is not None:
+        kept = _by_schemas.get((fmt, read[0]))
+        if kept:
+            entries, compiled = kept[0]
+            fold = parse(fmt, text, compiled, forward)
+            if fold is not None and _called_same(read, entries, fold[1]) or same_content(read[1], entries):
+                return fold
+    return parse(fmt, text, _read_tools(fmt, tools, read), forward)
+
+
+def _called_same(read: Any, entries: Any, calls: Any) -> bool:
+    """Whether each tool that `calls` name has the same schema in `read`
+    (tool_entries of the request's list) as in `entries` (a kept copy for
+    the same names, in the same order); False for a name not declared."""
+    names, now = read
+    done = None
+    for call in calls:
+        try:
+            i = names.index(call[1])
+        except ValueError:  # a forwarded call to an undeclared tool: all are compared
+            return False
+        if done is None:
+            done = {i}
+        elif i in done:
+            continue
+        else:
+            done.add(i)
+        if not same_content(now[i][1], entries[i][1]):
+            return False
+    return True
 
 
 # (format, tool names) -> [(a copy of the tools' (name, schema) entries, CompiledTools), ...],

@@ -21,7 +21,7 @@ from sglang_toolparse._core import find_token, parse_plain, parse_typed, plain_d
 from sglang_toolparse.api import SCHEMA_TYPED_FORMATS
 from sglang_toolparse.per_request import _protos as _PROTOS
 from sglang_toolparse.per_request import (Fresh, declared_names, declares_all, fast_init, prototype,
-                                          request_tools, restore_init, start_from, state_of)
+                                          request_tools, restore_init, start_from, state_of, typed_fold)
 from sglang_toolparse.result_models import parse_result as _spr
 from sglang_toolparse.result_models import tool_call_item as _tci
 
@@ -452,7 +452,7 @@ class NativeDetectorMixin:
             # folded in C (text and complete calls, no event objects) when
             # that is all it reports; else the events below (not tried for
             # a text has_tool_call found no call in: stray tokens, errors)
-            fold = parse_typed(self._tp_format, text, request_tools(self._tp_format, tools), self._tp_forwards_all)
+            fold = typed_fold(self._tp_format, text, tools, self._tp_forwards_all, parse_typed)
             if fold is not None:
                 if _incomplete_now():
                     ONESHOT_INCOMPLETE.set(False)

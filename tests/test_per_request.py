@@ -545,6 +545,7 @@ def test_k2_horizon_json_dialect_reads_no_schema(monkeypatch):
     FCP, tools = _fcp()
     reads = []
     monkeypatch.setattr(ad, "request_tools", lambda *a: reads.append(a[0]) or per_request.request_tools(*a))
+    monkeypatch.setattr(ad, "typed_fold", lambda *a: reads.append(a[0]) or per_request.typed_fold(*a))
     js = '<ifm|tool_calls>\n<ifm|tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "n": 2}}' \
          '</ifm|tool_call>\n</ifm|tool_calls>'
     xml = '<ifm|tool_calls>\n<ifm|tool_call>get_weather\n<ifm|arg_key>n</ifm|arg_key>\n' \
@@ -559,3 +560,75 @@ def test_k2_horizon_json_dialect_reads_no_schema(monkeypatch):
         want = parse("k2_horizon", text, TOOLS)
         assert (normal, [(c.name, c.parameters) for c in calls]) == \
             (want.text, [(c.name, c.arguments) for c in want.calls]), text
+
+
+_KEYS = ("city", "unit", "q", "n", "a", "b", "i", "x", "y", "z", "nested", "emoji", "s", "c")
+
+
+def _variant(kind):
+    """A schema whose every property (the seed replies' keys) is of `kind`;
+    None: no parameters."""
+    if kind is None:
+        return None
+    field = {"type": kind} if kind != "enum" else {"type": "string", "enum": ["celsius", "Paris"]}
+    if kind == "union":
+        field = {"anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "string"}}]}
+    return {"type": "object", "properties": {k: dict(field) for k in _KEYS}, "required": ["city"]}
+
+
+_KINDS = ("string", "integer", "number", "boolean", "object", "array", "enum", "union", None)
+_NAMES = ("get_weather", "search", "f")
+
+
+def _variant_lists():
+    """Tool lists of the same names whose schemas differ: each tool in turn
+    of every kind, the others strings."""
+    out = [(_variant(k),) * len(_NAMES) for k in _KINDS]
+    for pos in range(len(_NAMES)):
+        for k in _KINDS[1:]:
+            out.append(tuple(_variant(k) if j == pos else _variant("string") for j in range(len(_NAMES))))
+    return [[{"type": "function", "function": {"name": n, "parameters": p}} for n, p in zip(_NAMES, ps)]
+            for ps in out]
+
+
+TYPED = [c for c in CLASSES if not _cls(c)._tp_untyped]
+
+
+@pytest.mark.parametrize("name", TYPED)
+def test_typed_fold_reads_the_called_tools_schemas(name, monkeypatch):
+    """typed_fold parses a new list with the compiled tools last kept for its
+    names, and takes that parse when the tools it called have the same
+    schemas: for every kept list and every request list of the same names
+    (each tool's schema changed in turn), it gives what a fresh compile of
+    the request's own list gives, and a reply whose calls name only tools
+    whose schemas are unchanged is parsed once."""
+    from sglang.srt.entrypoints.openai.protocol import Tool
+
+    from sglang_toolparse.api import compiled_tools
+
+    fmt = _cls(name)._tp_format
+    lists = _variant_lists()
+    models = [[Tool(**t) for t in lst] for lst in lists]
+    monkeypatch.setattr(per_request, "_same_list", lambda fmt, tools: None)  # every list is new
+    passes = []
+
+    def parse(*a):
+        passes.append(a[2])
+        return _core.parse_typed(*a)
+
+    texts = _oneshot_texts(fmt)
+    took = 0
+    for forward in (False, True):
+        want = {(k, t): _core.parse_typed(fmt, t, compiled_tools(fmt, lst), forward)
+                for k, lst in enumerate(lists) for t in texts}
+        for kept in range(len(lists)):
+            for k in range(len(lists)):
+                monkeypatch.setattr(per_request, "_by_schemas", {})
+                per_request.request_tools(fmt, models[kept])  # the one kept for these names
+                for text in texts:
+                    passes.clear()
+                    got = per_request.typed_fold(fmt, text, models[k], forward, parse)
+                    assert got == want[k, text], (kept, k, forward, text)
+                    if got is not None and len(passes) == 1 and kept != k and got[1]:
+                        took += 1  # taken with another list's compiled tools
+    assert took > 0
