@@ -496,14 +496,21 @@ static void name_bytes(tp_parser *p, const uint8_t *s, size_t n, uint64_t off)
     }
 }
 
+static size_t room(const tp_buf *b) { return b->limit > b->len ? b->limit - b->len : 0; }
+
 /* How many bytes of s[0:n) (n > 0) M_NAME scans in one step: the run of
  * word bytes inside a name (none a blank, '{' or '[', nor a marker's first
  * byte, the matcher at its root), which cannot show the tag to be prose
- * nor end a marker (so name_bytes takes them all as name); else 1. */
+ * nor end a marker (so name_bytes takes them all as name), short of the
+ * name's and the held bytes' limits (which a byte at a time meets in
+ * order); else 1. */
 static size_t name_run(const tp_parser *p, const tp_matcher *m, const uint8_t *s, size_t n)
 {
     if (p->node != 0 || p->name.len == 0 || p->have_name)
         return 1;
+    size_t lim = room(&p->name) < room(&p->pending) ? room(&p->name) : room(&p->pending);
+    if (n >= lim)
+        n = lim ? lim - 1 : 0;
     size_t k = 0;
     while (k < n && !is_blank(s[k]) && s[k] != '{' && s[k] != '[' && m->next[0][s[k]] == 0)
         k++;

@@ -1381,3 +1381,25 @@ def test_call_refused_where_its_text_outgrew_max_buffer():
         assert (r.text, r.calls) == ("Go. ok", [])
         assert [(e.code, e.offset, e.raw_offset, e.raw) for e in r.errors] == [
             ("buffer_limit", 18432, 3, text[3:-3])]
+
+
+# ---- GLM engine: a name over its limits (fuzz/regress/hunyuan--..., ling3--...) --
+
+
+@pytest.mark.parametrize("fmt", ["glm45", "ling3", "hunyuan", "spark25"])
+def test_glm_name_over_max_name_is_the_same_at_every_split(fmt):
+    """A tool name read as one run of word bytes meets the name limit
+    (max_name) before the held bytes' (max_buffer), as a byte at a time
+    does: the error at the same offset at every split."""
+    open_tag = "<tool_calls>" if fmt == "hunyuan" else ""
+    text = open_tag + "<tool_call>" + "\x00" * 87 + "f</tool_call><tool_call>f\n</tool_call>"
+    opts = {"max_buffer": 64, "max_name": 16}
+    one = stream_events(fmt, [text], None, **opts)
+    check_tiled(fmt, utf8(text), one)
+    errs = [(e.code, e.offset) for e in collect(one).errors]
+    assert ("bad_name", len(open_tag) + 11 + 16) in errs, errs
+    for chunks in list(every_split(text)) + [list(text)]:
+        events = stream_events(fmt, chunks, None, **opts)
+        assert collect(events) == collect(one), chunks
+        check_tiled(fmt, utf8(text), events)
+
