@@ -267,6 +267,7 @@ static void broken(tp_parser *p, int code, uint64_t off)
 {
     if (p->fgroup == 3)
         p->fgroup = 1; /* the group opener's record is this call's */
+    p->trailing_reported = 0; /* the tag opened a call (as name_done): a </tool_call> after it closes no prose tag */
     tp_call_fail(p, code, off);
     tp_buf_clear(&p->pending);
     tp_buf_shrink(&p->pending, 0);

@@ -1403,3 +1403,24 @@ def test_glm_name_over_max_name_is_the_same_at_every_split(fmt):
         assert collect(events) == collect(one), chunks
         check_tiled(fmt, utf8(text), events)
 
+
+@pytest.mark.parametrize("fmt", ["glm45", "hunyuan"])
+def test_glm_closer_after_a_call_broken_by_a_limit_is_markup(fmt):
+    """A tag that opened a call broken by a limit (a name over max_name)
+    ends the prose tag before it as a call does: a stray </tool_call> after
+    the call is markup of no call (with the blanks after it), not text
+    whose blanks were then lost in a block."""
+    open_tag = "<tool_calls>" if fmt == "hunyuan" else ""
+    tail = "<tool_call>" + "n" * 17 + "</tool_call></tool_call>\n"
+    text = open_tag + "<tool_call>n \x00" + tail
+    ok = open_tag + "<tool_call>n \x00" + tail.replace("n" * 17, "n" * 15)
+    for t, opts in ((text, {"max_name": 16}), (ok, {"max_name": 16}), (text, {})):
+        one = stream_events(fmt, [t], None, **opts)
+        check_tiled(fmt, utf8(t), one)
+        r = collect(one)
+        assert "</tool_call>" not in r.text, (t, opts, r.text)
+        assert [e.raw for e in r.errors if e.code == "bad_markup"][-1].startswith("</tool_call>"), (t, opts)
+        for chunks in every_split(t):
+            events = stream_events(fmt, chunks, None, **opts)
+            assert collect(events) == r, chunks
+            check_tiled(fmt, utf8(t), events)
