@@ -929,8 +929,15 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                 size_t tl;
                 const char *t = opener(w, k, &tl);
                 call_marker(p, w, t, tl, i);
-                if (w->lex_lead) /* the tag is the message's framing (lex_markup's; fuzz finding) */
+                if (w->lex_lead) { /* the tag is the message's framing (lex_markup's; fuzz finding) */
                     tp_ev_markup(p, p->base + i - tl, (const uint8_t *)t, tl);
+                    /* and no longer after the call before it: the call's
+                     * record (empty: the tag is markup) is text if the stream
+                     * ends before it is announced, its blanks too, as after
+                     * a token read in text (lex_token; fuzz finding: they
+                     * were dropped as formatting after a call) */
+                    p->after_call = 0;
+                }
                 start_call(p, p->base + i - tl, k);
             }
             break;

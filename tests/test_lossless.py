@@ -1424,3 +1424,26 @@ def test_glm_closer_after_a_call_broken_by_a_limit_is_markup(fmt):
             events = stream_events(fmt, chunks, None, **opts)
             assert collect(events) == r, chunks
             check_tiled(fmt, utf8(t), events)
+
+
+@pytest.mark.parametrize("before", [
+    "",
+    '<|content_invoke_tool_json|>{"name": "f", "args": {}}',
+    '<|content_invoke_tool_json|>{"name": "f", "args": {}} ',
+    '<|content_invoke_tool_json|>{"name": ""}',  # a call that failed (fuzz/regress/inkling--cut-off-call-...)
+    '<|content_invoke_tool_json|>{"name": "f", "args": {}}<|end_message|>',
+])
+@pytest.mark.parametrize("after", ["\n", "  ", '\n{"na'])
+def test_inkling_cut_off_call_keeps_its_text_after_a_call(before, after):
+    """Inkling's call token is markup; a call cut off after it gives back
+    what followed the token as text, whether a call came just before it
+    (the token read where the last call's end tag may come) or not."""
+    text = before + "<|content_invoke_tool_json|>" + after
+    one = stream_events("inkling", [text], TOOL_NAMES)
+    check_tiled("inkling", utf8(text), one)
+    r = collect(one)
+    assert r.text.endswith(after) and [e.code for e in r.errors][-1] == "unterminated", (text, r)
+    for chunks in every_split(text):
+        events = stream_events("inkling", chunks, TOOL_NAMES)
+        assert collect(events) == r, chunks
+        check_tiled("inkling", utf8(text), events)
