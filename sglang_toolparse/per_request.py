@@ -301,7 +301,7 @@ def typed_fold(fmt: str, text: str, tools: Any, forward: bool, parse: Any) -> An
         if kept:
             entries, compiled = kept[0]
             fold = parse(fmt, text, compiled, forward)
-            if fold is not None and _called_same(read, entries, fold[1]) or same_content(read[1], entries):
+            if same_content(read[1], entries) if fold is None else _called_same(read, entries, fold[1]):
                 return fold
     return parse(fmt, text, _read_tools(fmt, tools, read), forward)
 
@@ -309,22 +309,19 @@ def typed_fold(fmt: str, text: str, tools: Any, forward: bool, parse: Any) -> An
 def _called_same(read: Any, entries: Any, calls: Any) -> bool:
     """Whether each tool that `calls` name has the same schema in `read`
     (tool_entries of the request's list) as in `entries` (a kept copy for
-    the same names, in the same order); False for a name not declared."""
+    the same names, in the same order); every schema compared when a call
+    names a tool not declared (forwarded)."""
     names, now = read
-    done = None
+    compared = set()
     for call in calls:
         try:
             i = names.index(call[1])
-        except ValueError:  # a forwarded call to an undeclared tool: all are compared
-            return False
-        if done is None:
-            done = {i}
-        elif i in done:
-            continue
-        else:
-            done.add(i)
-        if not same_content(now[i][1], entries[i][1]):
-            return False
+        except ValueError:
+            return same_content(now, entries)
+        if i not in compared:
+            compared.add(i)
+            if not same_content(now[i][1], entries[i][1]):
+                return False
     return True
 
 
