@@ -286,11 +286,12 @@ static size_t format_digits(int neg, const char *digits, int nd, int exp10, char
 }
 
 /* repr(float(s)) of a float token s[0:n) (a JSON one, or a Python float
- * literal as fmt_pythonic.c checks it: tp_json.h) without strtod when it has at most 15 significant digits and a normal-range
- * exponent: such a decimal is the shortest string that reads back as its
- * double (15 digits always survive decimal -> double -> decimal, so no
- * shorter string can name the same double), so repr() prints its own
- * digits. Returns the length written to f, or 0 to take the general path. */
+ * literal as fmt_pythonic.c checks it: tp_json.h) without strtod when it
+ * has at most 15 significant digits and a normal-range exponent: such a
+ * decimal is the shortest string that reads back as its double (15 digits
+ * always survive decimal -> double -> decimal, so no shorter string can
+ * name the same double), so repr() prints its own digits. Returns the
+ * length written to f, or 0 to take the general path. */
 size_t tp_short_float(const char *s, size_t n, char *f)
 {
     char d[16];
