@@ -370,12 +370,16 @@ static void held_is_prose(tp_parser *p, uint64_t end)
 
 /* a call's first marker, the tag t (tl bytes), ended at chunk index `at`.
  * Lex rows: the tag is a control token, never text, so the raw record (the
- * call's text if the stream ends before it is announced) starts after it */
+ * call's text if the stream ends before it is announced) starts after it,
+ * and what follows is no longer after an earlier call: the record's blanks
+ * are text then, wherever the token was read (after a call's object too:
+ * fuzz finding, they were dropped as formatting after a call) */
 static void call_marker(tp_parser *p, const jt_row *w, const char *t, size_t tl, size_t at)
 {
     if (w->lex_lead) {
         tp_drop_end(p, at, tl);
         tp_raw_begin(p, "", 0, at);
+        p->after_call = 0;
     } else {
         tp_raw_begin(p, t, tl, at);
     }
@@ -929,15 +933,8 @@ static size_t jt_feed_upto(tp_parser *p, const jt_row *w, const uint8_t *s, size
                 size_t tl;
                 const char *t = opener(w, k, &tl);
                 call_marker(p, w, t, tl, i);
-                if (w->lex_lead) { /* the tag is the message's framing (lex_markup's; fuzz finding) */
+                if (w->lex_lead) /* the tag is the message's framing (lex_markup's; fuzz finding) */
                     tp_ev_markup(p, p->base + i - tl, (const uint8_t *)t, tl);
-                    /* and no longer after the call before it: the call's
-                     * record (empty: the tag is markup) is text if the stream
-                     * ends before it is announced, its blanks too, as after
-                     * a token read in text (lex_token; fuzz finding: they
-                     * were dropped as formatting after a call) */
-                    p->after_call = 0;
-                }
                 start_call(p, p->base + i - tl, k);
             }
             break;
